@@ -1,0 +1,23 @@
+//! toolwire-core: the protocol-agnostic tool result object and the output mapper that renders
+//! it for the legacy envelope, every MCP revision and A2A.
+//!
+//! The core is sans-IO: rendering never blocks and never touches files or the network. When a
+//! result is too large for its target, the mapper hands back the bytes to store and finishes the
+//! render once the caller passes the link.
+
+pub mod error;
+pub mod grammar;
+pub mod link;
+pub mod meta;
+pub mod part;
+pub mod result;
+pub mod timestamp;
+
+pub use error::{ErrorCode, ToolError};
+pub use link::StoredLink;
+pub use meta::{Extensions, Metadata, Pagination, Query};
+pub use part::{
+    BinaryPart, EmbeddedResourcePart, Part, ResourceContents, ResourceLinkPart, TextPart,
+};
+pub use result::{BuildError, Provenance, ToolResult, ToolResultBuilder};
+pub use timestamp::Timestamp;

@@ -1,0 +1,362 @@
+//! The protocol-agnostic result object every tool returns, its constructors and its builder.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::ToolError;
+use crate::link::StoredLink;
+use crate::meta::{ExtensionError, Extensions, Metadata, Pagination, Query};
+use crate::part::Part;
+use crate::timestamp::Timestamp;
+
+/// Where a result came from.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Provenance {
+    /// Built by a tool through the Rust API or parsed from the v1 form.
+    #[default]
+    Native,
+    /// Parsed from a legacy `{"success": …}` envelope; the raw string is repeated byte for byte
+    /// in the compat phase.
+    LegacyEnvelope(String),
+    /// A string that is not an envelope; it stays one unchanged text block everywhere.
+    Passthrough(String),
+}
+
+/// A tool's result: a success or a failure, every part optional. Immutable once built.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolResult {
+    pub(crate) data: Option<Value>,
+    pub(crate) summary: Option<String>,
+    pub(crate) error: Option<ToolError>,
+    pub(crate) parts: Vec<Part>,
+    pub(crate) stored_links: Vec<StoredLink>,
+    pub(crate) meta: Metadata,
+    pub(crate) provenance: Provenance,
+}
+
+/// Why a builder refused to build.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    /// A success was given an error.
+    #[error("a success cannot carry an error")]
+    SuccessWithError,
+    /// An extension namespace or key was refused.
+    #[error(transparent)]
+    Extension(#[from] ExtensionError),
+}
+
+impl ToolResult {
+    /// A success carrying `data` (`null` means no data).
+    pub fn success(data: Value) -> Self {
+        Self::from_parts(normalize(data), None)
+    }
+
+    /// A success without data.
+    pub fn empty() -> Self {
+        Self::from_parts(None, None)
+    }
+
+    /// A success carrying any serializable value as its data.
+    pub fn from_serialize<T: Serialize + ?Sized>(data: &T) -> Result<Self, serde_json::Error> {
+        Ok(Self::success(serde_json::to_value(data)?))
+    }
+
+    /// A failure.
+    pub fn failure(error: ToolError) -> Self {
+        Self::from_parts(None, Some(error))
+    }
+
+    /// A builder for a success; call [`ToolResultBuilder::error`] to make it a failure.
+    pub fn builder() -> ToolResultBuilder {
+        ToolResultBuilder::default()
+    }
+
+    /// A builder holding everything this result holds (provenance becomes native).
+    pub fn to_builder(&self) -> ToolResultBuilder {
+        ToolResultBuilder {
+            result: Self { provenance: Provenance::Native, ..self.clone() },
+            reserved: Vec::new(),
+            problem: None,
+            success_only: false,
+        }
+    }
+
+    pub(crate) fn from_parts(data: Option<Value>, error: Option<ToolError>) -> Self {
+        Self {
+            data,
+            summary: None,
+            error,
+            parts: Vec::new(),
+            stored_links: Vec::new(),
+            meta: Metadata::default(),
+            provenance: Provenance::Native,
+        }
+    }
+
+    /// True for a success.
+    pub fn is_success(&self) -> bool {
+        self.error.is_none()
+    }
+
+    /// True for a failure.
+    pub fn is_failure(&self) -> bool {
+        self.error.is_some()
+    }
+
+    /// The data, when there is any (never `null`).
+    pub fn data(&self) -> Option<&Value> {
+        self.data.as_ref()
+    }
+
+    /// The summary.
+    pub fn summary(&self) -> Option<&str> {
+        self.summary.as_deref()
+    }
+
+    /// The error (exactly on failure).
+    pub fn error(&self) -> Option<&ToolError> {
+        self.error.as_ref()
+    }
+
+    /// The content parts, in order.
+    pub fn parts(&self) -> &[Part] {
+        &self.parts
+    }
+
+    /// The stored links, in order.
+    pub fn stored_links(&self) -> &[StoredLink] {
+        &self.stored_links
+    }
+
+    /// The metadata.
+    pub fn meta(&self) -> &Metadata {
+        &self.meta
+    }
+
+    /// Where the result came from.
+    pub fn provenance(&self) -> &Provenance {
+        &self.provenance
+    }
+
+    /// True for a result that only repeats a non-envelope string.
+    pub fn is_passthrough(&self) -> bool {
+        matches!(self.provenance, Provenance::Passthrough(_))
+    }
+}
+
+pub(crate) fn normalize(data: Value) -> Option<Value> {
+    match data {
+        Value::Null => None,
+        other => Some(other),
+    }
+}
+
+/// Builds a [`ToolResult`], refusing what a strict constructor must refuse.
+#[derive(Debug, Clone)]
+pub struct ToolResultBuilder {
+    result: ToolResult,
+    reserved: Vec<String>,
+    problem: Option<BuildError>,
+    success_only: bool,
+}
+
+impl Default for ToolResultBuilder {
+    fn default() -> Self {
+        Self {
+            result: ToolResult::from_parts(None, None),
+            reserved: Vec::new(),
+            problem: None,
+            success_only: false,
+        }
+    }
+}
+
+impl ToolResultBuilder {
+    /// A builder that refuses an error: [`ToolResultBuilder::build`] fails if one is set.
+    pub fn success() -> Self {
+        Self { success_only: true, ..Self::default() }
+    }
+
+    /// Sets the data (`null` means no data).
+    pub fn data(mut self, data: Value) -> Self {
+        self.result.data = normalize(data);
+        self
+    }
+
+    /// Sets the summary.
+    pub fn summary(mut self, summary: impl Into<String>) -> Self {
+        self.result.summary = Some(summary.into());
+        self
+    }
+
+    /// Makes the result a failure.
+    pub fn error(mut self, error: ToolError) -> Self {
+        self.result.error = Some(error);
+        self
+    }
+
+    /// Adds a part.
+    pub fn part(mut self, part: Part) -> Self {
+        self.result.parts.push(part);
+        self
+    }
+
+    /// Adds a stored link.
+    pub fn stored_link(mut self, link: StoredLink) -> Self {
+        self.result.stored_links.push(link);
+        self
+    }
+
+    /// Sets the pagination.
+    pub fn pagination(mut self, pagination: Pagination) -> Self {
+        self.result.meta.pagination = Some(pagination);
+        self
+    }
+
+    /// Marks a dry run (a preview that changed nothing) or a committed change.
+    pub fn dry_run(mut self, dry_run: bool) -> Self {
+        self.result.meta.dry_run = Some(dry_run);
+        self
+    }
+
+    /// Sets the size of a response that did not fit.
+    pub fn response_size(mut self, size: u64) -> Self {
+        self.result.meta.response_size = Some(size);
+        self
+    }
+
+    /// Echoes the tool call.
+    pub fn query(mut self, query: Query) -> Self {
+        self.result.meta.query = Some(query);
+        self
+    }
+
+    /// Sets when the data was produced (data from an index, say); otherwise the mapper sets it.
+    pub fn generated_at(mut self, at: Timestamp) -> Self {
+        self.result.meta.generated_at = Some(at);
+        self
+    }
+
+    /// Sets until when the result is valid.
+    pub fn expires_at(mut self, at: Timestamp) -> Self {
+        self.result.meta.expires_at = Some(at);
+        self
+    }
+
+    /// Reserves one more namespace (a server's configured `_meta` prefix).
+    pub fn reserve_namespace(mut self, namespace: impl Into<String>) -> Self {
+        self.reserved.push(namespace.into());
+        self
+    }
+
+    /// Adds an extension value; a reserved or malformed namespace or a key outside the `_meta`
+    /// name grammar makes [`ToolResultBuilder::build`] fail.
+    pub fn extension(mut self, namespace: &str, key: &str, value: Value) -> Self {
+        let reserved: Vec<&str> = self.reserved.iter().map(String::as_str).collect();
+        if let Err(problem) =
+            self.result.meta.extensions.insert_checked(namespace, key, value, &reserved)
+        {
+            self.problem.get_or_insert(BuildError::Extension(problem));
+        }
+        self
+    }
+
+    /// Replaces all extensions at once (already checked elsewhere, e.g. by another builder).
+    pub fn extensions(mut self, extensions: Extensions) -> Self {
+        self.result.meta.extensions = extensions;
+        self
+    }
+
+    /// The result, or the first thing that was refused.
+    pub fn build(self) -> Result<ToolResult, BuildError> {
+        if let Some(problem) = self.problem {
+            return Err(problem);
+        }
+        if self.success_only && self.result.error.is_some() {
+            return Err(BuildError::SuccessWithError);
+        }
+        let reserved: Vec<&str> = self.reserved.iter().map(String::as_str).collect();
+        for (namespace, _) in self.result.meta.extensions.namespaces() {
+            crate::meta::check_namespace(namespace, &reserved)?;
+        }
+        Ok(self.result)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::error::ErrorCode;
+
+    #[test]
+    fn null_data_is_no_data() {
+        assert_eq!(ToolResult::success(Value::Null).data(), None);
+        assert_eq!(
+            ToolResult::builder().data(Value::Null).build().ok().and_then(|r| r.data().cloned()),
+            None
+        );
+    }
+
+    #[test]
+    fn builder_refuses_reserved_namespaces() {
+        for ns in ["io.modelcontextprotocol", "mcp.dev", "legacy", "dev.toolwire"] {
+            let built = ToolResult::builder().extension(ns, "k", json!(1)).build();
+            assert_eq!(
+                built,
+                Err(BuildError::Extension(ExtensionError::ReservedNamespace(ns.into())))
+            );
+        }
+        let custom = ToolResult::builder()
+            .reserve_namespace("com.acme")
+            .extension("com.acme", "k", json!(1))
+            .build();
+        assert_eq!(
+            custom,
+            Err(BuildError::Extension(ExtensionError::ReservedNamespace("com.acme".into())))
+        );
+    }
+
+    #[test]
+    fn builder_refuses_malformed_namespaces_and_keys() {
+        assert_eq!(
+            ToolResult::builder().extension("com..acme", "k", json!(1)).build(),
+            Err(BuildError::Extension(ExtensionError::MalformedNamespace("com..acme".into())))
+        );
+        assert_eq!(
+            ToolResult::builder().extension("com.acme", "_k", json!(1)).build(),
+            Err(BuildError::Extension(ExtensionError::MalformedKey {
+                namespace: "com.acme".into(),
+                key: "_k".into()
+            }))
+        );
+    }
+
+    #[test]
+    fn success_builder_refuses_an_error() {
+        let built =
+            ToolResultBuilder::success().error(ToolError::new(ErrorCode::NotFound, "gone")).build();
+        assert_eq!(built, Err(BuildError::SuccessWithError));
+    }
+
+    #[test]
+    fn builder_keeps_everything() {
+        let built = ToolResult::builder()
+            .data(json!({"id": 7}))
+            .summary("1 product")
+            .dry_run(true)
+            .extension("com.acme.payments", "ledger", json!("eu-1"))
+            .build();
+        let Ok(result) = built else { panic!("refused: {built:?}") };
+        assert_eq!(result.data(), Some(&json!({"id": 7})));
+        assert_eq!(result.summary(), Some("1 product"));
+        assert_eq!(result.meta().dry_run, Some(true));
+        assert_eq!(
+            result.meta().extensions.get("com.acme.payments", "ledger"),
+            Some(&json!("eu-1"))
+        );
+    }
+}

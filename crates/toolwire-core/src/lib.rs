@@ -21,3 +21,5 @@ pub use part::{
 };
 pub use result::{BuildError, Provenance, ToolResult, ToolResultBuilder};
 pub use timestamp::Timestamp;
+pub mod target;
+pub use target::{A2aVersion, McpRevision, Phase, Shape, Target, TargetError};

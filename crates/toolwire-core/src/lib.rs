@@ -23,3 +23,5 @@ pub use result::{BuildError, Provenance, ToolResult, ToolResultBuilder};
 pub use timestamp::Timestamp;
 pub mod target;
 pub use target::{A2aVersion, McpRevision, Phase, Shape, Target, TargetError};
+pub mod wire;
+pub use wire::WireViolation;

@@ -8,7 +8,8 @@
 
 use std::sync::OnceLock;
 
-use jsonschema::Validator;
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::{ValidationError, Validator};
 use serde_json::{Map, Value, json};
 
 use super::WireViolation;
@@ -45,19 +46,55 @@ impl Official {
         match &self.validator {
             // The fast path: property tests check thousands of valid renders.
             Ok(validator) if validator.is_valid(value) => Vec::new(),
-            Ok(validator) => validator
-                .iter_errors(value)
-                .map(|err| {
-                    WireViolation::new(
-                        err.instance_path().as_str(),
-                        format!("{} ({})", err.masked(), self.name),
-                    )
-                })
-                .collect(),
+            Ok(validator) => {
+                let mut out = Vec::new();
+                for err in validator.iter_errors(value) {
+                    self.push(&err, &mut out);
+                }
+                out
+            }
             Err(err) => {
                 vec![WireViolation::new("", format!("{} does not compile: {err}", self.name))]
             }
         }
+    }
+}
+
+impl Official {
+    /// Appends `err`, or for an `anyOf` whose intended alternative is clear, that alternative's
+    /// own errors: "not valid under any of the schemas" at a content block says nothing about
+    /// which field is wrong.
+    fn push(&self, err: &ValidationError<'_>, out: &mut Vec<WireViolation>) {
+        if let ValidationErrorKind::AnyOf { context } = err.kind()
+            && let Some(branch) = intended_branch(context)
+        {
+            for inner in branch {
+                self.push(inner, out);
+            }
+            return;
+        }
+        out.push(WireViolation::new(
+            err.instance_path().as_str(),
+            format!("{} ({})", err.masked(), self.name),
+        ));
+    }
+}
+
+/// The alternative of an `anyOf` the instance was meant for: among those whose discriminator
+/// (`const`, such as a block's `type`) matched, the one with strictly the fewest errors.
+fn intended_branch<'e>(context: &'e [Vec<ValidationError<'static>>]) -> Option<&'e [ValidationError<'static>]> {
+    let mut candidates: Vec<&Vec<ValidationError<'static>>> = context
+        .iter()
+        .filter(|errors| {
+            !errors.is_empty()
+                && !errors.iter().any(|e| matches!(e.kind(), ValidationErrorKind::Constant { .. }))
+        })
+        .collect();
+    candidates.sort_by_key(|errors| errors.len());
+    match candidates.as_slice() {
+        [only] => Some(only.as_slice()),
+        [first, second, ..] if first.len() < second.len() => Some(first.as_slice()),
+        _ => None,
     }
 }
 

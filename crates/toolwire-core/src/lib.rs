@@ -27,3 +27,5 @@ pub use schema::{
 pub use timestamp::Timestamp;
 pub mod target;
 pub use target::{A2aVersion, McpRevision, Phase, Shape, Target, TargetError};
+pub mod wire;
+pub use wire::WireViolation;

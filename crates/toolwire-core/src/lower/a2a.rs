@@ -12,7 +12,7 @@
 //! (`<p>/generatedAt`, …); part metadata uses `<p>/title`, `<p>/description`, `<p>/size`,
 //! `<p>/expiresAt`, `<p>/uri` and `<p>/mimeType`. Codes are written verbatim (a free string).
 
-use super::{Obj, stored_link_name, write_base64, write_prefixed_meta, write_str, write_value};
+use super::{Obj, stored_link_name, write_base64, write_prefixed_meta, write_map, write_str};
 use crate::layout::Layout;
 use crate::link::StoredLink;
 use crate::part::{Part, ResourceContents};
@@ -89,11 +89,7 @@ pub(crate) fn render(out: &mut String, layout: &Layout<'_>, version: A2aVersion,
         let mut inner = Obj::open(&mut data);
         inner.str("code", error.code.as_str());
         if let Some(details) = &error.details {
-            let mut map = Obj::open(inner.key("details"));
-            for (key, value) in details {
-                map.value(key, value);
-            }
-            map.close();
+            write_map(inner.key("details"), details);
         }
         inner.close();
         data_part(list, d, &data);
@@ -377,12 +373,5 @@ mod tests {
         meta.str("title", "T");
         meta.uint("size", 3);
         assert_eq!(meta.finish(), r#"{"dev.toolwire/title":"T","dev.toolwire/size":3}"#);
-    }
-
-    #[test]
-    fn unused_value_writer_is_linked() {
-        let mut out = String::new();
-        write_value(&mut out, &serde_json::Value::Null);
-        assert_eq!(out, "null");
     }
 }

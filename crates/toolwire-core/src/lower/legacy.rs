@@ -14,7 +14,7 @@
 //! other than JSON, or a URI outside toolwire's scheme), so that parsing the envelope gives the
 //! same result back.
 
-use super::{Obj, write_pagination, write_query, write_v1_part, write_v1_stored_link, write_value};
+use super::{Obj, write_map, write_pagination, write_query, write_v1_part, write_v1_stored_link, write_value};
 use crate::layout::Layout;
 use crate::link::StoredLink;
 
@@ -37,20 +37,11 @@ pub(crate) fn render(out: &mut String, layout: &Layout<'_>, include_payloads: bo
             obj.str("error", &error.message);
             obj.str("code", error.code.as_str());
             if let Some(details) = &error.details {
-                let out = obj.key("details");
-                write_object(out, details);
+                write_map(obj.key("details"), details);
             }
         }
     }
     write_meta(&mut obj, layout, include_payloads);
-    obj.close();
-}
-
-fn write_object(out: &mut String, map: &serde_json::Map<String, serde_json::Value>) {
-    let mut obj = Obj::open(out);
-    for (key, value) in map {
-        obj.value(key, value);
-    }
     obj.close();
 }
 

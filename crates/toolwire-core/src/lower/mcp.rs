@@ -14,8 +14,8 @@
 use std::fmt::Write as _;
 
 use super::{
-    Obj, legacy, stored_link_name, write_base64, write_part_uri, write_prefixed_meta, write_str,
-    write_value,
+    Obj, legacy, stored_link_name, write_base64, write_part_uri, write_prefixed_meta, write_map,
+    write_str,
 };
 use crate::layout::{Block, DataSchema, Layout, Structured};
 use crate::link::StoredLink;
@@ -198,8 +198,7 @@ fn write_block(
             if let Some(e) = result.error() {
                 error.str("code", e.code.as_str());
                 if let Some(details) = &e.details {
-                    let out = error.key("details");
-                    write_value(out, &serde_json::Value::Object(details.clone()));
+                    write_map(error.key("details"), details);
                 }
             }
             error.close();
@@ -423,12 +422,7 @@ fn write_structured(obj: &mut Obj<'_>, layout: &Layout<'_>, caps: McpCaps) {
             inner.str("code", error.code.as_str());
             inner.str("message", &error.message);
             if let Some(details) = &error.details {
-                let out = inner.key("details");
-                let mut map = Obj::open(out);
-                for (key, value) in details {
-                    map.value(key, value);
-                }
-                map.close();
+                write_map(inner.key("details"), details);
             }
             inner.close();
             wrapper.close();

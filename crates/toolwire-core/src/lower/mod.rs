@@ -109,6 +109,15 @@ pub(crate) fn write_value(out: &mut String, value: &Value) {
     }
 }
 
+/// Appends a JSON object held as a map (error details), keys in their stored order.
+pub(crate) fn write_map(out: &mut String, map: &serde_json::Map<String, Value>) {
+    let mut obj = Obj::open(out);
+    for (key, value) in map {
+        obj.value(key, value);
+    }
+    obj.close();
+}
+
 /// Serializes a value to compact JSON text, the way every copy of it is written.
 pub(crate) fn to_json(value: &Value) -> String {
     let mut out = String::new();
@@ -183,11 +192,6 @@ impl<'w> Obj<'w> {
     pub(crate) fn value(&mut self, name: &str, value: &Value) {
         let out = self.key(name);
         write_value(out, value);
-    }
-
-    /// True while no member was written.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.empty
     }
 
     /// Closes the object.

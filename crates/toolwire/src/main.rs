@@ -2,6 +2,7 @@
 //! results, and run the gateway.
 
 mod cmd;
+mod serve;
 
 use std::process::ExitCode;
 
@@ -19,6 +20,8 @@ struct Cli {
 enum Command {
     /// Read a result (v1, legacy envelope or anything) on stdin and print its v1 form.
     Parse,
+    /// Run the gateway: every MCP revision over Streamable HTTP (default) or stdio.
+    Serve(serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +34,7 @@ fn main() -> ExitCode {
     };
     let outcome = match cli.command {
         Command::Parse => cmd::parse::run(),
+        Command::Serve(args) => serve::run(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

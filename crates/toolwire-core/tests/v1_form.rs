@@ -9,11 +9,12 @@ use toolwire_core::{
 };
 
 fn ts(text: &str) -> Timestamp {
-    Timestamp::parse(text).unwrap()
+    Timestamp::parse(text).unwrap_or_else(|err| panic!("{err}"))
 }
 
 fn details(value: Value) -> serde_json::Map<String, Value> {
-    value.as_object().cloned().unwrap()
+    let Value::Object(map) = value else { panic!("not an object: {value}") };
+    map
 }
 
 /// A failure with every field the form has (a failure carries no data).
@@ -53,7 +54,7 @@ fn full_failure() -> ToolResult {
         .expires_at(ts("2026-11-29T11:00:00.123Z"))
         .extension("com.acme.payments", "ledger", json!("eu-1"))
         .build()
-        .unwrap()
+        .unwrap_or_else(|err| panic!("refused: {err}"))
 }
 
 const FULL_FAILURE: &str = concat!(

@@ -4,7 +4,7 @@ mod support;
 
 use proptest::collection::vec;
 use proptest::prelude::*;
-use toolwire_core::{Part, Provenance, legacy, parse_any, v1};
+use toolwire_core::{Part, Provenance, ToolResult, legacy, parse_any, v1};
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
@@ -32,11 +32,16 @@ proptest! {
         }
     }
 
-    /// Arbitrary bytes: a result or an error, never a panic.
+    /// Arbitrary bytes: a result or an error, never a panic; and what parses has a v1 form
+    /// that is a fixed point.
     #[test]
     fn parse_any_never_panics_on_bytes(bytes in vec(any::<u8>(), 0..512)) {
-        let _ = parse_any(&bytes);
-        let _ = v1::parse(&bytes);
+        if let Ok(result) = parse_any(&bytes) {
+            assert_v1_fixed_point(&result)?;
+        }
+        if let Ok(result) = v1::parse(&bytes) {
+            assert_v1_fixed_point(&result)?;
+        }
     }
 
     /// Bytes close to valid documents reach the deep paths of both parsers: a v1 document or a
@@ -61,16 +66,28 @@ proptest! {
             1 if i < bytes.len() => { bytes.remove(i); }
             _ => bytes.insert(i, byte),
         }
-        let _ = parse_any(&bytes);
+        if let Ok(result) = parse_any(&bytes) {
+            assert_v1_fixed_point(&result)?;
+        }
     }
 
     /// The legacy parser never fails; what is not an object stays the exact input.
     #[test]
     fn legacy_parse_never_panics_and_passes_non_objects_through(text in any::<String>()) {
         let parsed = legacy::parse(&text);
+        assert_v1_fixed_point(&parsed)?;
         if !text.trim_start().starts_with('{') {
             prop_assert_eq!(parsed.provenance(), &Provenance::Passthrough(text.clone()));
             prop_assert_eq!(parsed.parts(), &[Part::text(text.as_str())]);
         }
     }
+}
+
+/// The v1 form of any parsed result parses back to a result with the same v1 form: nothing a
+/// forgiving parser kept is lost on the way to storage.
+fn assert_v1_fixed_point(result: &ToolResult) -> Result<(), TestCaseError> {
+    let bytes = v1::to_vec(result);
+    let again = v1::parse(&bytes).map_err(|err| TestCaseError::fail(err.to_string()))?;
+    prop_assert_eq!(v1::to_vec(&again), bytes);
+    Ok(())
 }

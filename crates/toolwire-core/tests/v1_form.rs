@@ -358,6 +358,27 @@ fn refuses_a_bad_timestamp() {
 }
 
 #[test]
+fn refuses_a_timestamp_that_leaves_the_four_digit_years_in_utc() {
+    for text in ["0000-01-01T00:00:00+01:00", "9999-12-31T23:00:00-02:00"] {
+        assert_eq!(
+            v1::parse(
+                format!(r#"{{"format":"toolwire.result.v1","meta":{{"generatedAt":"{text}"}}}}"#)
+                    .as_bytes()
+            ),
+            Err(V1Error::Timestamp { path: "meta.generatedAt".into(), text: text.into() })
+        );
+    }
+    let edge = v1::parse(
+        br#"{"format":"toolwire.result.v1","meta":{"generatedAt":"0000-01-01T00:00:00-01:00"}}"#,
+    );
+    assert_eq!(
+        edge.map(|r| v1::to_string(&r)),
+        Ok(r#"{"format":"toolwire.result.v1","meta":{"generatedAt":"0000-01-01T01:00:00Z"}}"#
+            .to_owned())
+    );
+}
+
+#[test]
 fn refuses_an_embedded_resource_without_exactly_one_content() {
     for contents in [r#""text":"a","blob":"AA==""#, r#""mimeType":"text/plain""#] {
         assert_eq!(

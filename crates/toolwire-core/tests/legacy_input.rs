@@ -322,6 +322,31 @@ fn meta_stored_links_list_is_read_back() {
 }
 
 #[test]
+fn meta_resource_uri_repeating_the_first_listed_link_is_consumed_whatever_its_scheme() {
+    let raw = r#"{"success":true,"_meta":{"resourceUri":"https://example.com/r","note":"n","storedLinks":[{"uri":"https://example.com/r","mimeType":"text/csv","description":"n"}]}}"#;
+    let parsed = legacy::parse(raw);
+    assert_eq!(
+        parsed.stored_links(),
+        &[StoredLink::new("https://example.com/r").mime_type("text/csv").description("n")]
+    );
+    assert!(parsed.meta().extensions.is_empty());
+    // One that does not repeat the first link is kept, with its note.
+    let raw = r#"{"success":true,"_meta":{"storedLinks":[{"uri":"toolwire://results/a"}],"resourceUri":"toolwire://results/b","note":"n"}}"#;
+    assert_eq!(
+        v1_of(raw),
+        r#"{"format":"toolwire.result.v1","storedLinks":[{"uri":"toolwire://results/a","mimeType":"application/json"}],"meta":{"extensions":{"legacy":{"resourceUri":"toolwire://results/b","note":"n"}}}}"#
+    );
+}
+
+#[test]
+fn meta_resource_uri_that_is_not_a_string_stays_legacy() {
+    assert_eq!(
+        v1_of(r#"{"success":true,"_meta":{"resourceUri":7,"note":"n"}}"#),
+        r#"{"format":"toolwire.result.v1","meta":{"extensions":{"legacy":{"resourceUri":7,"note":"n"}}}}"#
+    );
+}
+
+#[test]
 fn meta_other_keys_go_to_legacy_and_keys_outside_the_grammar_to_legacy_extra() {
     let raw =
         r#"{"success":true,"_meta":{"usageHint":"narrow it","_private":1,"bad key":2,"extra":3}}"#;

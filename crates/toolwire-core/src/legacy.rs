@@ -186,6 +186,10 @@ fn legacy_error(
             (None, top_code.take(), top_details.take())
         }
     };
+    // An object error's own code and details win; the top-level ones are then kept, not lost.
+    if let Some(unused) = top_code {
+        leftovers.push(("code".to_owned(), Value::String(unused)));
+    }
     if let Some(unused) = top_details {
         leftovers.push(("details".to_owned(), Value::Object(unused)));
     }

@@ -161,6 +161,16 @@ fn failure_with_an_object_error_without_code_uses_the_top_level_code() {
 }
 
 #[test]
+fn failure_with_an_object_error_keeps_shadowed_top_level_code_and_details_under_legacy() {
+    assert_eq!(
+        v1_of(
+            r#"{"success":false,"error":{"message":"m","code":"conflict","id":1},"code":"not_found","details":{"x":2}}"#
+        ),
+        r#"{"format":"toolwire.result.v1","error":{"code":"conflict","message":"m","details":{"id":1}},"meta":{"extensions":{"legacy":{"code":"not_found","details":{"x":2}}}}}"#
+    );
+}
+
+#[test]
 fn failure_code_defaults_to_tool_error() {
     let parsed = legacy::parse(r#"{"success":false,"error":"Something broke"}"#);
     assert_eq!(parsed.error().map(|e| &e.code), Some(&ErrorCode::ToolError));

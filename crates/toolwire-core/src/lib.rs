@@ -7,15 +7,19 @@
 
 pub mod error;
 pub mod grammar;
+pub mod legacy;
 pub mod link;
 pub mod meta;
+pub mod parse;
 pub mod part;
 pub mod result;
 pub mod timestamp;
+pub mod v1;
 
 pub use error::{ErrorCode, ToolError};
 pub use link::StoredLink;
 pub use meta::{Extensions, Metadata, Pagination, Query};
+pub use parse::{ParseError, parse_any};
 pub use part::{
     BinaryPart, EmbeddedResourcePart, Part, ResourceContents, ResourceLinkPart, TextPart,
 };

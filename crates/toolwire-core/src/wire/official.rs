@@ -12,7 +12,7 @@ use jsonschema::error::ValidationErrorKind;
 use jsonschema::{ValidationError, Validator};
 use serde_json::{Map, Value, json};
 
-use super::WireViolation;
+use super::{WireViolation, pointer};
 use crate::target::{A2aVersion, McpRevision};
 
 const MCP_2024_11_05: &str = include_str!("../../../../spec/mcp/2024-11-05/schema.json");
@@ -70,6 +70,16 @@ impl Official {
         {
             for inner in branch {
                 self.push(inner, out);
+            }
+            return;
+        }
+        // Name each unexpected key itself: the path then points at the offending field.
+        if let ValidationErrorKind::AdditionalProperties { unexpected } = err.kind() {
+            for key in unexpected {
+                out.push(WireViolation::new(
+                    pointer(err.instance_path().as_str(), key),
+                    format!("`{key}` is not allowed here ({})", self.name),
+                ));
             }
             return;
         }

@@ -35,6 +35,7 @@ impl Official {
         let validator = root.and_then(|root| {
             jsonschema::options()
                 .should_validate_formats(true)
+                .offline()
                 .build(&root)
                 .map_err(|err| err.to_string())
         });

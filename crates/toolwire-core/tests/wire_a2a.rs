@@ -210,7 +210,10 @@ fn the_1_0_schema_refuses_0_3_leftovers() {
                 "/artifacts/0/parts/1/kind",
                 "`kind` is not allowed here (A2A 1.0 Task, derived from a2a.proto)"
             ),
-            WireViolation::new("/kind", "`kind` is not allowed here (A2A 1.0 Task, derived from a2a.proto)"),
+            WireViolation::new(
+                "/kind",
+                "`kind` is not allowed here (A2A 1.0 Task, derived from a2a.proto)"
+            ),
         ]
     );
     let mut empty = task_1_0();

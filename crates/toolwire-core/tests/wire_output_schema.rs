@@ -47,7 +47,8 @@ fn a_success_without_structured_content_is_a_violation() {
 
 #[test]
 fn a_failure_with_structured_content_must_match_too() {
-    let failure = json!({"content": [], "isError": true, "structuredContent": {"error": {"code": "x"}}});
+    let failure =
+        json!({"content": [], "isError": true, "structuredContent": {"error": {"code": "x"}}});
     let violations = check(McpRevision::V2025_06_18, &failure, &object_schema());
     assert_eq!(violations.len(), 1, "{violations:?}");
     assert_eq!(violations[0].path, "/structuredContent");
@@ -55,7 +56,11 @@ fn a_failure_with_structured_content_must_match_too() {
 
 #[test]
 fn published_forms_of_a_list_declaration_accept_what_each_revision_carries() {
-    let declared = ToolOutput::from_declaration(&json!({"type": "array", "items": {"type": "integer"}}), Shape::Data).unwrap();
+    let declared = ToolOutput::from_declaration(
+        &json!({"type": "array", "items": {"type": "integer"}}),
+        Shape::Data,
+    )
+    .unwrap();
     let wrapped = json!({"content": [{"type": "text", "text": "[1,2]"}], "structuredContent": {"result": [1, 2]}});
     let published = declared.published(McpRevision::V2025_06_18).unwrap();
     assert_eq!(check(McpRevision::V2025_06_18, &wrapped, &published), vec![]);

@@ -3,6 +3,8 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
+// `cfg(test)` marks the helper as test code for clippy's unwrap rules.
+#[cfg(test)]
 fn validate(args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_toolwire"))
         .arg("validate")
@@ -17,10 +19,12 @@ fn validate(args: &[&str], stdin: &str) -> Output {
     child.wait_with_output().unwrap()
 }
 
+#[cfg(test)]
 fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).unwrap()
 }
 
+#[cfg(test)]
 fn stderr(output: &Output) -> String {
     String::from_utf8(output.stderr.clone()).unwrap()
 }
@@ -50,14 +54,18 @@ fn valid_results_exit_0_silently() {
         &["--target", "a2a-0.3"],
         r#"{"kind":"task","id":"t","contextId":"c","status":{"state":"completed"}}"#,
     );
-    assert_valid(&["--target", "a2a-1.0"], r#"{"id":"t","status":{"state":"TASK_STATE_COMPLETED"}}"#);
+    assert_valid(
+        &["--target", "a2a-1.0"],
+        r#"{"id":"t","status":{"state":"TASK_STATE_COMPLETED"}}"#,
+    );
     // An unknown date maps to the nearest older revision.
     assert_valid(&["--target", "mcp-2025-07-01"], r#"{"content":[],"structuredContent":{}}"#);
 }
 
 #[test]
 fn rejects_structured_content_on_2024_11_05() {
-    let output = validate(&["--target", "mcp-2024-11-05"], r#"{"content":[],"structuredContent":{}}"#);
+    let output =
+        validate(&["--target", "mcp-2024-11-05"], r#"{"content":[],"structuredContent":{}}"#);
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(
         stdout(&output),
@@ -68,7 +76,8 @@ fn rejects_structured_content_on_2024_11_05() {
 
 #[test]
 fn rejects_an_array_structured_content_on_2025_06_18() {
-    let output = validate(&["--target", "mcp-2025-06-18"], r#"{"content":[],"structuredContent":[1]}"#);
+    let output =
+        validate(&["--target", "mcp-2025-06-18"], r#"{"content":[],"structuredContent":[1]}"#);
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(
         stdout(&output),
@@ -207,8 +216,14 @@ fn bad_flags_and_files_exit_2_with_one_line() {
             &["--target", "legacy", "--shape", "list"],
             "toolwire: --shape: unknown shape `list`; expected data or envelope\n",
         ),
-        (&["--target", "legacy", "--output-schema", "/nonexistent/schema.json"], "toolwire: --output-schema /nonexistent/schema.json: "),
-        (&["--target", "mcp-2025-06-18", "--output-schema", "/dev/null"], "toolwire: --output-schema /dev/null: not JSON: "),
+        (
+            &["--target", "legacy", "--output-schema", "/nonexistent/schema.json"],
+            "toolwire: --output-schema /nonexistent/schema.json: ",
+        ),
+        (
+            &["--target", "mcp-2025-06-18", "--output-schema", "/dev/null"],
+            "toolwire: --output-schema /dev/null: not JSON: ",
+        ),
     ];
     for (args, expected) in cases {
         let output = validate(args, "{}");
@@ -228,7 +243,10 @@ fn a_refused_declaration_exits_2() {
     std::fs::create_dir_all(&dir).unwrap();
     let remote = dir.join("remote.json");
     std::fs::write(&remote, r#"{"$ref":"https://example.com/schema.json"}"#).unwrap();
-    let output = validate(&["--target", "mcp-2025-06-18", "--output-schema", remote.to_str().unwrap()], "{}");
+    let output = validate(
+        &["--target", "mcp-2025-06-18", "--output-schema", remote.to_str().unwrap()],
+        "{}",
+    );
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(stdout(&output), "");
     assert_eq!(stderr(&output).lines().count(), 1, "{}", stderr(&output));
@@ -247,7 +265,11 @@ fn input_that_is_not_utf8_exits_2() {
     child.stdin.take().unwrap().write_all(&[0xff, 0xfe]).unwrap();
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).starts_with("toolwire: standard input is not UTF-8"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).starts_with("toolwire: standard input is not UTF-8"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]

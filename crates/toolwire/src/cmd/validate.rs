@@ -26,10 +26,7 @@ pub fn run(target: &str, output_schema: Option<&Path>, shape: &str) -> Result<()
     let text = String::from_utf8(input)
         .map_err(|err| Failure::input(format!("standard input is not UTF-8: {err}")))?;
     // `render` ends its output with one newline; it is not part of the wire result.
-    let wire_text = text
-        .strip_suffix("\r\n")
-        .or_else(|| text.strip_suffix('\n'))
-        .unwrap_or(&text);
+    let wire_text = text.strip_suffix("\r\n").or_else(|| text.strip_suffix('\n')).unwrap_or(&text);
     let violations = wire::check_with_schema(target, wire_text, published.as_ref());
     if violations.is_empty() {
         return Ok(());

@@ -33,7 +33,12 @@ pub fn publish_input_schema(input: &Value, revision: McpRevision) -> Value {
 /// The data shape's `outputSchema` for `revision` (2025-06-18 or later) of a declared schema.
 pub(crate) fn publish_output_schema(declared: &Value, revision: McpRevision) -> Value {
     if revision >= McpRevision::V2026_07_28 {
-        return declared.clone();
+        // As declared; a boolean root (only `false` gets here) is spelled out because `Tool`
+        // needs an object.
+        return match declared {
+            Value::Bool(accept) => boolean_schema(*accept),
+            other => other.clone(),
+        };
     }
     let mut schema = if super::root_is_object(declared) {
         declared.clone()

@@ -71,13 +71,11 @@ fn draft_of(schema: &Value) -> Result<Draft, SchemaError> {
         if problem.is_some() {
             return;
         }
-        if let Some(value) = object.get("$schema") {
-            if value.as_str().and_then(known_draft).is_none() {
-                problem = Some(SchemaError::UnknownDialect {
-                    found: value.to_string(),
-                    at: at.to_owned(),
-                });
-            }
+        if let Some(value) = object.get("$schema")
+            && value.as_str().and_then(known_draft).is_none()
+        {
+            problem =
+                Some(SchemaError::UnknownDialect { found: value.to_string(), at: at.to_owned() });
         }
     });
     if let Some(problem) = problem {
@@ -218,13 +216,16 @@ fn walk(schema: &Value, at: &str, visit: &mut dyn FnMut(&Map<String, Value>, &st
     walk_resources(schema, schema, at, &mut |object, _, at| visit(object, at));
 }
 
+/// Called with a schema object, its enclosing resource and its JSON pointer.
+type ResourceVisitor<'a, 'f> = dyn FnMut(&'a Map<String, Value>, &'a Value, &str) + 'f;
+
 /// Like [`walk`], also passing the nearest enclosing resource (the closest object with its own
 /// `$id`, else the root), which is what a `#/…` pointer is resolved against.
 fn walk_resources<'a>(
     schema: &'a Value,
     resource: &'a Value,
     at: &str,
-    visit: &mut dyn FnMut(&'a Map<String, Value>, &'a Value, &str),
+    visit: &mut ResourceVisitor<'a, '_>,
 ) {
     match schema {
         Value::Object(object) => {

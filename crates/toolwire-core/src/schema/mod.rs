@@ -144,11 +144,10 @@ impl ToolOutput {
             (None, Shape::Envelope) => {
                 validate::check(&declared.validator, &Value::Object(serde_json::Map::new()))
             }
-            (None, _) => Err(Violation {
-                path: String::new(),
-                message: "the tool declares an output schema but the success carries no data"
-                    .to_owned(),
-            }),
+            (None, _) => Err(Violation::new(
+                "",
+                "the tool declares an output schema but the success carries no data",
+            )),
         }
     }
 }
@@ -165,6 +164,13 @@ pub struct Violation {
     pub path: String,
     /// What is wrong there.
     pub message: String,
+}
+
+impl Violation {
+    /// A violation at `path` (a JSON pointer, `""` for the root).
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { path: path.into(), message: message.into() }
+    }
 }
 
 impl fmt::Display for Violation {

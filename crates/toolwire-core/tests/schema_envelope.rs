@@ -264,6 +264,40 @@ fn data_shape_check_rules() {
 }
 
 #[test]
+fn enforce_turns_a_violation_into_a_validating_tool_error() {
+    for shape in [Shape::Data, Shape::Envelope] {
+        let output =
+            declare(json!({"outputs": {"message": {"type": "string", "required": true}}}), shape);
+        let Err(violation) = output.check(&ToolResult::success(json!({"message": ["hi"]}))) else {
+            panic!("accepted")
+        };
+        let error = violation.to_tool_error();
+        assert_eq!(error.code, ErrorCode::ToolError);
+        assert_eq!(
+            error.message,
+            "the tool's output does not match its declared output schema at /message: [\"hi\"] is not of type \"string\""
+        );
+        assert_eq!(
+            error.details.clone().map(Value::Object),
+            Some(json!({"path": "/message", "message": "[\"hi\"] is not of type \"string\""}))
+        );
+        let failure = ToolResult::failure(error);
+        assert_eq!(output.check(&failure), Ok(()));
+        if shape == Shape::Envelope {
+            let wire = envelope_structured(&failure, None);
+            for revision in STRUCTURED {
+                assert!(accepts(&published(&output, revision), &wire));
+            }
+        }
+    }
+    let root = Violation::new("", "no data").to_tool_error();
+    assert_eq!(
+        root.message,
+        "the tool's output does not match its declared output schema at the root: no data"
+    );
+}
+
+#[test]
 fn tool_output_is_cheap_to_share() {
     fn shareable<T: Send + Sync + Clone + 'static>() {}
     shareable::<ToolOutput>();

@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::error::{ErrorCode, ToolError};
 use crate::result::ToolResult;
 use crate::target::{McpRevision, Shape};
 
@@ -170,6 +171,24 @@ impl Violation {
     /// A violation at `path` (a JSON pointer, `""` for the root).
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
         Self { path: path.into(), message: message.into() }
+    }
+
+    /// The `tool_error` failure that replaces violating data in `enforce` mode: it names the
+    /// violated path (also in `details.path`) and, being a failure, validates under every
+    /// declared schema.
+    pub fn to_tool_error(&self) -> ToolError {
+        let mut details = serde_json::Map::new();
+        details.insert("path".into(), Value::String(self.path.clone()));
+        details.insert("message".into(), Value::String(self.message.clone()));
+        ToolError::new(
+            ErrorCode::ToolError,
+            format!(
+                "the tool's output does not match its declared output schema at {}: {}",
+                Location(&self.path),
+                self.message
+            ),
+        )
+        .with_details(details)
     }
 }
 

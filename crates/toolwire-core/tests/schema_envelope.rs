@@ -206,6 +206,58 @@ fn envelope_keeps_every_constraint_of_a_raw_schema_for_successes_only() {
     );
 }
 
+#[test]
+fn envelope_accepts_a_success_exactly_when_check_does_and_every_failure() {
+    let cases = [
+        (
+            json!({"type": "object", "properties": {"a": {"type": "integer"}}, "minProperties": 1,
+                   "patternProperties": {"^x-": {"type": "string"}}}),
+            vec![
+                json!({"a": 1}),
+                json!({}),
+                json!({"x-y": 1}),
+                json!({"x-y": "z"}),
+                json!({"a": "1"}),
+            ],
+        ),
+        (
+            json!({"type": "object", "properties": {"child": {"$ref": "#"}, "n": {"type": "number"}},
+                   "required": ["n"], "unevaluatedProperties": false}),
+            vec![
+                json!({"n": 1, "child": {"n": 2}}),
+                json!({"n": 1, "child": {}}),
+                json!({"n": 1, "z": 0}),
+            ],
+        ),
+        (
+            json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+                   "properties": {"tags": {"type": "array", "items": {"$ref": "#/definitions/tag"}}},
+                   "required": ["tags"], "definitions": {"tag": {"type": "string", "enum": ["a", "b"]}}}),
+            vec![json!({"tags": ["a"]}), json!({"tags": ["c"]}), json!({}), json!([])],
+        ),
+    ];
+    for (declared, instances) in cases {
+        let output = declare(declared.clone(), Shape::Envelope);
+        let failure = envelope_structured(
+            &ToolResult::failure(ToolError::new(ErrorCode::RuleViolation, "no")),
+            None,
+        );
+        for revision in STRUCTURED {
+            let schema = published(&output, revision);
+            assert!(accepts(&schema, &failure), "{revision:?} {schema}");
+            for data in &instances {
+                let result = ToolResult::success(data.clone());
+                let wire = envelope_structured(&result, None);
+                assert_eq!(
+                    accepts(&schema, &wire),
+                    output.check(&result).is_ok(),
+                    "{revision:?} {schema} on {wire}"
+                );
+            }
+        }
+    }
+}
+
 fn entity_list() -> Value {
     json!({"outputs": {"products": {"type": "list", "required": true,
         "items": {"type": "entity", "entityType": "product"}}}})

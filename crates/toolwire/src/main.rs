@@ -32,6 +32,18 @@ enum Command {
         #[arg(long, default_value = "data")]
         shape: String,
     },
+    /// Read an output declaration on stdin (a typed `{"outputs": …}` document or a JSON Schema)
+    /// and print the outputSchema the target publishes in tools/list, or `null` when it
+    /// publishes none (before mcp-2025-06-18, or nothing declared). For legacy and A2A targets,
+    /// which have no outputSchema, print the declared data schema as it is checked.
+    Schema {
+        /// Target: legacy, mcp-<YYYY-MM-DD>, a2a-0.3 or a2a-1.0.
+        #[arg(long)]
+        target: String,
+        /// Structured shape: data or envelope.
+        #[arg(long, default_value = "data")]
+        shape: String,
+    },
 }
 
 fn main() -> ExitCode {
@@ -47,6 +59,7 @@ fn main() -> ExitCode {
         Command::Validate { target, output_schema, shape } => {
             cmd::validate::run(&target, output_schema.as_deref(), &shape)
         }
+        Command::Schema { target, shape } => cmd::schema::run(&target, &shape),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -81,6 +81,21 @@ fn tokens_map_to_principals_and_links_to_whoever_made_them() {
     assert_eq!(by_bob["error"]["data"]["uri"], link.as_str());
     let by_alice = alice.request("resources/read", json!({"uri": link}));
     assert_eq!(by_alice["result"]["contents"][0]["mimeType"], "application/json");
+
+    // Stateless 2026-07-28 requests carry their token too.
+    let mut alice = HttpClient::connect(&server.url, "2026-07-28", Some("alice-token"));
+    let mut bob = HttpClient::connect(&server.url, "2026-07-28", Some("bob-token"));
+    let response = alice.call("catalog_update_price", json!({"id": 4, "price": 3.25}));
+    assert_eq!(response["result"]["structuredContent"]["newPrice"], 3.25, "{response}");
+    let response = bob.call("catalog_update_price", json!({"id": 4, "price": 3}));
+    assert_eq!(response["result"]["isError"], true, "{response}");
+    let response = bob.call("catalog_export", json!({}));
+    let link = gateway::stored_link(&response["result"]);
+    let by_alice = alice.request("resources/read", json!({"uri": link}));
+    assert_eq!(by_alice["error"]["code"], -32602, "{by_alice}");
+    assert_eq!(by_alice["error"]["data"]["uri"], link.as_str());
+    let by_bob = bob.request("resources/read", json!({"uri": link}));
+    assert_eq!(by_bob["result"]["cacheScope"], "private", "{by_bob}");
 }
 
 #[test]

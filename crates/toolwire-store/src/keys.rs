@@ -128,7 +128,9 @@ pub enum KeyError {
         origin: String,
     },
     /// JSON that is not a key list.
-    #[error("{origin}: not a signing key list ({reason}); expected {{\"keys\": [{{\"kid\": …, \"secret\": …}}]}}")]
+    #[error(
+        "{origin}: not a signing key list ({reason}); expected {{\"keys\": [{{\"kid\": …, \"secret\": …}}]}}"
+    )]
     Json {
         /// Where the keys came from.
         origin: String,
@@ -253,11 +255,8 @@ impl KeySet {
         let path = dir.join(KEYS_FILE);
         std::fs::create_dir_all(dir)
             .map_err(|source| KeyError::Io { path: dir.to_owned(), source })?;
-        let created = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&path);
+        let created =
+            std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path);
         match created {
             Ok(mut file) => {
                 let keys = Self::generate()?;
@@ -332,7 +331,10 @@ mod tests {
     #[test]
     fn bad_key_lists_are_refused_with_their_origin() {
         let cases = [
-            ("{}", "src: not a signing key list (missing field `keys` at line 1 column 2); expected {\"keys\": [{\"kid\": …, \"secret\": …}]}"),
+            (
+                "{}",
+                "src: not a signing key list (missing field `keys` at line 1 column 2); expected {\"keys\": [{\"kid\": …, \"secret\": …}]}",
+            ),
             (r#"{"keys":[]}"#, "src: no signing key (the list `keys` is empty)"),
             (
                 r#"{"keys":[{"kid":"a","secret":"c2hvcnQ"}]}"#,

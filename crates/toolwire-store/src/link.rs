@@ -167,7 +167,8 @@ mod tests {
     fn the_mac_input_is_length_prefixed() {
         // Recomputed by hand from the documented input, so the format cannot drift silently.
         let mut input = Vec::new();
-        for field in ["toolwire-link-v1", "0123456789abcdef0123456789abcdef", "1800000000", "alice", "k1"]
+        for field in
+            ["toolwire-link-v1", "0123456789abcdef0123456789abcdef", "1800000000", "alice", "k1"]
         {
             input.extend_from_slice(&(field.len() as u32).to_be_bytes());
             input.extend_from_slice(field.as_bytes());

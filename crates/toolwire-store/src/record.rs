@@ -161,7 +161,8 @@ impl RecordId {
 
     /// Parses exactly 32 lowercase hex digits (the only form toolwire writes).
     pub fn parse(text: &str) -> Option<Self> {
-        if text.len() != 32 || !text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        if text.len() != 32
+            || !text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
         {
             return None;
         }
@@ -195,8 +196,13 @@ mod tests {
             ("2026-11-29T10:00:00.123Z", "2026-11-29T11:00:00.5Z"),
             ("1969-12-31T23:59:59.999999999Z", "2026-11-29T11:00:00Z"),
         ] {
-            let record =
-                Record::new(b"{\"a\":1}".to_vec(), "application/json", "ab", at(created), at(expires));
+            let record = Record::new(
+                b"{\"a\":1}".to_vec(),
+                "application/json",
+                "ab",
+                at(created),
+                at(expires),
+            );
             let decoded = Record::decode(&record.encode()).unwrap();
             assert_eq!(decoded, record);
             assert_eq!(decoded.created.to_string(), created);

@@ -75,7 +75,10 @@ impl RedbStore {
     }
 
     /// Opens with explicit options. The background sweep needs a tokio runtime (it is one task).
-    pub async fn open_with(dir: impl Into<PathBuf>, options: RedbOptions) -> Result<Self, StoreError> {
+    pub async fn open_with(
+        dir: impl Into<PathBuf>,
+        options: RedbOptions,
+    ) -> Result<Self, StoreError> {
         let dir = dir.into();
         let batch = options.sweep_batch.max(1);
         let inner = tokio::task::spawn_blocking(move || open_blocking(dir, batch))
@@ -83,7 +86,10 @@ impl RedbStore {
             .map_err(|err| StoreError::Task(err.to_string()))??;
         let inner = Arc::new(inner);
         let sweeper = options.sweep_interval.map(|every| {
-            tokio::spawn(sweep_forever(Arc::downgrade(&inner), every.max(Duration::from_millis(10))))
+            tokio::spawn(sweep_forever(
+                Arc::downgrade(&inner),
+                every.max(Duration::from_millis(10)),
+            ))
         });
         Ok(Self { inner, sweeper })
     }
@@ -149,9 +155,13 @@ impl Inner {
         let txn = self.db.begin_write().map_err(|err| self.error(err))?;
         {
             let mut results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
-            results.insert(id.as_u128(), record.encode().as_slice()).map_err(|err| self.error(err))?;
+            results
+                .insert(id.as_u128(), record.encode().as_slice())
+                .map_err(|err| self.error(err))?;
             let mut expiry = txn.open_table(EXPIRY).map_err(|err| self.error(err))?;
-            expiry.insert((unix_millis(record), id.as_u128()), ()).map_err(|err| self.error(err))?;
+            expiry
+                .insert((unix_millis(record), id.as_u128()), ())
+                .map_err(|err| self.error(err))?;
         }
         txn.commit().map_err(|err| self.error(err))?;
         Ok(id)

@@ -70,9 +70,8 @@ async fn a_held_data_directory_is_in_use() {
 #[tokio::test]
 async fn the_background_sweep_removes_expired_records_in_batches() {
     let dir = tempfile::tempdir().unwrap();
-    let options = RedbOptions::default()
-        .sweep_interval(Some(Duration::from_millis(200)))
-        .sweep_batch(2);
+    let options =
+        RedbOptions::default().sweep_interval(Some(Duration::from_millis(200))).sweep_batch(2);
     let store = RedbStore::open_with(dir.path(), options).await.unwrap();
     let mut ids = Vec::new();
     for n in 0..5u8 {

@@ -171,7 +171,12 @@ pub async fn behaviour_suite(store: &dyn ResultStore) {
     let short_id = store.put(short.clone()).await.unwrap();
     assert_eq!(store.get(short_id).await.unwrap(), Some(short));
     tokio::time::sleep(Duration::from_millis(1300)).await;
-    assert_eq!(store.get(short_id).await.unwrap(), None, "{}: expired record returned", store.backend());
+    assert_eq!(
+        store.get(short_id).await.unwrap(),
+        None,
+        "{}: expired record returned",
+        store.backend()
+    );
     let swept = store.sweep().await.unwrap();
     if store.backend() == "redis" {
         assert_eq!(swept, 0, "Redis expires keys itself");

@@ -19,6 +19,8 @@ struct Cli {
 enum Command {
     /// Read a result (v1, legacy envelope or anything) on stdin and print its v1 form.
     Parse,
+    /// Print the data of a stored result behind a link.
+    Read(cmd::read::ReadArgs),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +33,7 @@ fn main() -> ExitCode {
     };
     let outcome = match cli.command {
         Command::Parse => cmd::parse::run(),
+        Command::Read(args) => cmd::read::run(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

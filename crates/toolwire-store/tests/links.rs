@@ -1,5 +1,6 @@
 //! Signed links: every way of tampering with a link, or of using it as someone else, is refused
 //! with the same not-found; key rotation keeps old links working until their key is removed.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

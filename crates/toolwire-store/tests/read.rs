@@ -1,5 +1,6 @@
 //! Offloading a render end to end and reading it back: the exact `resources/read` contents of
 //! every revision (checked against the official schemas too), not-found codes, the template.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
 use std::time::Duration;

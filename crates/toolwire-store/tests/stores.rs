@@ -1,5 +1,6 @@
 //! The shared behaviour suite against memory, redb and Redis; redb across restarts and its
 //! directory lock; 64 concurrent 1 MiB writers and readers on every store.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! `toolwire read`: what one process stored, another reads; every refusal is `not found`; a
 //! data directory held by a running server is "in use".
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -43,14 +44,20 @@ fn store(dir: &Path, result: &ToolResult, principal: &str) -> String {
 #[test]
 fn another_process_reads_exactly_the_stored_data() {
     let dir = tempfile::tempdir().unwrap();
-    let data = serde_json::from_str(r#"{"b": 1.10, "a": [123456789012345678901234567890.50, "ü"], "c": {}}"#).unwrap();
+    let data = serde_json::from_str(
+        r#"{"b": 1.10, "a": [123456789012345678901234567890.50, "ü"], "c": {}}"#,
+    )
+    .unwrap();
     let link = store(dir.path(), &ToolResult::success(data), "local");
     let dir_arg = dir.path().to_str().unwrap();
     let out = toolwire(&["read", &link, "--data-dir", dir_arg]);
     assert_eq!(text(&out.stderr), "");
     assert_eq!(out.status.code(), Some(0));
     // Numbers and key order exactly as stored, compact, one newline.
-    assert_eq!(text(&out.stdout), "{\"b\":1.10,\"a\":[123456789012345678901234567890.50,\"ü\"],\"c\":{}}\n");
+    assert_eq!(
+        text(&out.stdout),
+        "{\"b\":1.10,\"a\":[123456789012345678901234567890.50,\"ü\"],\"c\":{}}\n"
+    );
 
     let link = store(dir.path(), &ToolResult::empty(), "bob");
     let out = toolwire(&["read", &link, "--data-dir", dir_arg, "--principal", "bob"]);

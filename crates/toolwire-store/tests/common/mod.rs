@@ -1,6 +1,6 @@
 //! Shared test support: a real `redis-server` on a free loopback port, records, and the one
 //! behaviour suite every store must pass.
-#![allow(dead_code)]
+#![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};

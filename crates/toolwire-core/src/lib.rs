@@ -23,7 +23,8 @@ pub mod v1;
 pub use error::{ErrorCode, ToolError};
 pub use link::StoredLink;
 pub use mapper::{
-    ConfigError, MapperConfig, NeedsOffload, Output, OutputMapper, RenderContext, RenderError, Rendered,
+    ConfigError, MapperConfig, NeedsOffload, Output, OutputMapper, RenderContext, RenderError,
+    Rendered,
 };
 pub use meta::{Extensions, Metadata, Pagination, Query};
 pub use parse::{ParseError, parse_any};

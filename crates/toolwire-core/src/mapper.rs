@@ -479,7 +479,8 @@ fn cut_query(query: &Query, max: usize) -> Query {
     }
     let tool = cut_str(&query.tool, max / 4);
     let arguments = lower::to_json(&query.arguments);
-    let mut budget = max.saturating_sub(json_len(&Query::new(tool.clone(), Value::String(String::new()))));
+    let mut budget =
+        max.saturating_sub(json_len(&Query::new(tool.clone(), Value::String(String::new()))));
     loop {
         let candidate = Query::new(tool.clone(), Value::String(cut_str(&arguments, budget)));
         let len = json_len(&candidate);
@@ -498,7 +499,12 @@ struct Ids<'a> {
     context_id: &'a str,
 }
 
-fn lower_layout(layout: &Layout<'_>, target: Target, config: &MapperConfig, ids: &Ids<'_>) -> String {
+fn lower_layout(
+    layout: &Layout<'_>,
+    target: Target,
+    config: &MapperConfig,
+    ids: &Ids<'_>,
+) -> String {
     let data_len = layout.data_json().map_or(0, str::len);
     match target {
         Target::Legacy => {
@@ -566,7 +572,8 @@ impl OutputMapper {
                     let at = if violation.path.is_empty() { "the root" } else { &violation.path };
                     match mode {
                         ValidationMode::Enforce => {
-                            replaced = schema_failure(result, at, &violation.message, &violation.path);
+                            replaced =
+                                schema_failure(result, at, &violation.message, &violation.path);
                             result = &replaced;
                         }
                         _ => {
@@ -586,7 +593,8 @@ impl OutputMapper {
         if omit_structured {
             layout = layout.without_structured();
         }
-        let ids = Ids { tool_name: ctx.tool_name, task_id: ctx.task_id, context_id: ctx.context_id };
+        let ids =
+            Ids { tool_name: ctx.tool_name, task_id: ctx.task_id, context_id: ctx.context_id };
         let json = lower_layout(&layout, target, &self.config, &ids);
         let full = Output { json, is_error: result.is_failure(), offloaded: false, warnings };
         let Some(limit) = self.config.limit(target) else {
@@ -654,7 +662,9 @@ mod tests {
         let mut out = String::new();
         lower::write_query(&mut out, &cut);
         assert!(out.len() <= 1024, "{}", out.len());
-        assert!(matches!(cut.arguments, Value::String(ref s) if s.starts_with("{\\\"q") || s.starts_with("{\"q")));
+        assert!(
+            matches!(cut.arguments, Value::String(ref s) if s.starts_with("{\\\"q") || s.starts_with("{\"q"))
+        );
     }
 
     #[test]
@@ -667,6 +677,9 @@ mod tests {
             MapperConfig::default().with_prefix("io.modelcontextprotocol"),
             Err(ConfigError::ReservedPrefix("io.modelcontextprotocol".into()))
         );
-        assert_eq!(MapperConfig::default().with_prefix("com.acme").map(|c| c.prefix().to_owned()), Ok("com.acme".into()));
+        assert_eq!(
+            MapperConfig::default().with_prefix("com.acme").map(|c| c.prefix().to_owned()),
+            Ok("com.acme".into())
+        );
     }
 }

@@ -12,7 +12,7 @@
 //! (`<p>/generatedAt`, …); part metadata uses `<p>/title`, `<p>/description`, `<p>/size`,
 //! `<p>/expiresAt`, `<p>/uri` and `<p>/mimeType`. Codes are written verbatim (a free string).
 
-use super::{Obj, stored_link_name, write_base64, write_prefixed_meta, write_map, write_str};
+use super::{Obj, stored_link_name, write_base64, write_map, write_prefixed_meta, write_str};
 use crate::layout::Layout;
 use crate::link::StoredLink;
 use crate::part::{Part, ResourceContents};
@@ -56,7 +56,12 @@ const fn dialect(version: A2aVersion) -> Dialect {
 }
 
 /// Appends the `Task` of `layout` for `version` to `out`.
-pub(crate) fn render(out: &mut String, layout: &Layout<'_>, version: A2aVersion, ids: &TaskIds<'_>) {
+pub(crate) fn render(
+    out: &mut String,
+    layout: &Layout<'_>,
+    version: A2aVersion,
+    ids: &TaskIds<'_>,
+) {
     let d = dialect(version);
     let result = layout.result();
     let failure = result.error();

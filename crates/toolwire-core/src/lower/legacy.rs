@@ -16,7 +16,9 @@
 //! `expiresAt`, a MIME type other than JSON), so that parsing the envelope gives the same result
 //! back.
 
-use super::{Obj, write_map, write_pagination, write_query, write_v1_part, write_v1_stored_link, write_value};
+use super::{
+    Obj, write_map, write_pagination, write_query, write_v1_part, write_v1_stored_link, write_value,
+};
 use crate::layout::Layout;
 use crate::link::StoredLink;
 use crate::meta::Metadata;

@@ -14,7 +14,7 @@
 use std::fmt::Write as _;
 
 use super::{
-    Obj, legacy, stored_link_name, write_base64, write_part_uri, write_prefixed_meta, write_map,
+    Obj, legacy, stored_link_name, write_base64, write_map, write_part_uri, write_prefixed_meta,
     write_str,
 };
 use crate::layout::{Block, DataSchema, Layout, Structured};
@@ -178,9 +178,8 @@ fn write_block(
         Block::Envelope => match result.provenance() {
             Provenance::LegacyEnvelope(raw) => text_block(out, raw),
             _ => {
-                let mut envelope = String::with_capacity(
-                    layout.data_json().map_or(256, |data| data.len() + 256),
-                );
+                let mut envelope =
+                    String::with_capacity(layout.data_json().map_or(256, |data| data.len() + 256));
                 legacy::render(&mut envelope, layout, false);
                 text_block(out, &envelope);
             }
@@ -304,7 +303,8 @@ fn write_resource_link(out: &mut String, link: &ResourceLinkPart) {
 /// `Resource <title or name>: <uri> (<mime>, <size> bytes) — <description>`, absent items left
 /// out.
 pub(crate) fn resource_link_text(link: &ResourceLinkPart) -> String {
-    let mut text = format!("Resource {}: {}", link.title.as_deref().unwrap_or(&link.name), link.uri);
+    let mut text =
+        format!("Resource {}: {}", link.title.as_deref().unwrap_or(&link.name), link.uri);
     match (&link.mime_type, link.size) {
         (Some(mime), Some(size)) => {
             let _ = write!(text, " ({mime}, {size} bytes)");

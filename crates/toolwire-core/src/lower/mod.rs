@@ -309,7 +309,12 @@ pub(crate) fn write_query(out: &mut String, query: &Query) {
 /// Writes the metadata as `_meta` members under `prefix` (`<p>/generatedAt`, `<p>/expiresAt`,
 /// `<p>/dryRun`, `<p>/pagination`, `<p>/responseSize`, `<p>/query`, then the extensions as
 /// `<namespace>/<key>`), the timestamps only when `timestamps` is set.
-pub(crate) fn write_prefixed_meta(obj: &mut Obj<'_>, layout: &Layout<'_>, prefix: &str, timestamps: bool) {
+pub(crate) fn write_prefixed_meta(
+    obj: &mut Obj<'_>,
+    layout: &Layout<'_>,
+    prefix: &str,
+    timestamps: bool,
+) {
     let meta = layout.result().meta();
     if timestamps {
         let generated = layout.generated_at().to_string();
@@ -368,7 +373,12 @@ mod tests {
 
     #[test]
     fn strings_escape_like_serde_json() {
-        let samples = ["plain", "quote \" back \\ slash", "\u{0}\u{1f}\u{7f}\n\r\t\u{8}\u{c}", "ünïcødé 🚀 /"];
+        let samples = [
+            "plain",
+            "quote \" back \\ slash",
+            "\u{0}\u{1f}\u{7f}\n\r\t\u{8}\u{c}",
+            "ünïcødé 🚀 /",
+        ];
         for sample in samples {
             let mut out = String::new();
             write_str(&mut out, sample);
@@ -378,7 +388,8 @@ mod tests {
 
     #[test]
     fn values_serialize_like_serde_json() {
-        let value = json!({"b": [1, 2.50, -0.0, 1e400, "x"], "a": {"n": null, "t": true, "f": false}});
+        let value =
+            json!({"b": [1, 2.50, -0.0, 1e400, "x"], "a": {"n": null, "t": true, "f": false}});
         assert_eq!(Ok(to_json(&value)), serde_json::to_string(&value).map_err(|e| e.to_string()));
     }
 

@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use toolwire_core::mapper::{Output, OutputMapper, RenderContext, Rendered};
 use toolwire_core::{
     ErrorCode, Pagination, Part, Phase, Query, ResourceLinkPart, StoredLink, Target, Timestamp,
-    ToolError, ToolResult, ToolOutput, legacy, wire,
+    ToolError, ToolOutput, ToolResult, legacy, wire,
 };
 
 /// The render time of every golden render.
@@ -58,16 +58,39 @@ pub fn samples() -> Vec<(&'static str, ToolResult)> {
         ("summary_only", build(ToolResult::builder().summary("3 products updated"))),
     ];
     let errors = [
-        ("invalid_arguments", ToolError::invalid_arguments("Invalid arguments", [("/limit", "must be at most 100")])),
+        (
+            "invalid_arguments",
+            ToolError::invalid_arguments("Invalid arguments", [("/limit", "must be at most 100")]),
+        ),
         ("missing_privilege", ToolError::missing_privilege(["catalog:write"])),
-        ("not_found", ToolError::new(ErrorCode::NotFound, "No product 7").with_details(details(json!({"id": 7})))),
-        ("rule_violation", ToolError::new(ErrorCode::RuleViolation, "The price must stay above cost")),
+        (
+            "not_found",
+            ToolError::new(ErrorCode::NotFound, "No product 7")
+                .with_details(details(json!({"id": 7}))),
+        ),
+        (
+            "rule_violation",
+            ToolError::new(ErrorCode::RuleViolation, "The price must stay above cost"),
+        ),
         ("conflict", ToolError::new(ErrorCode::Conflict, "Product 7 was changed meanwhile")),
-        ("rate_limited", ToolError::new(ErrorCode::RateLimited, "Too many calls").with_details(details(json!({"retryAfter": 30})))),
-        ("upstream_unavailable", ToolError::new(ErrorCode::UpstreamUnavailable, "The catalog endpoint timed out after 30 s")),
+        (
+            "rate_limited",
+            ToolError::new(ErrorCode::RateLimited, "Too many calls")
+                .with_details(details(json!({"retryAfter": 30}))),
+        ),
+        (
+            "upstream_unavailable",
+            ToolError::new(
+                ErrorCode::UpstreamUnavailable,
+                "The catalog endpoint timed out after 30 s",
+            ),
+        ),
         ("result_too_large", ToolError::new(ErrorCode::ResultTooLarge, "Result too large")),
         ("tool_error", ToolError::new(ErrorCode::ToolError, "Something broke")),
-        ("unknown_code", ToolError::new(ErrorCode::parse("quota_exceeded"), "Monthly quota used up")),
+        (
+            "unknown_code",
+            ToolError::new(ErrorCode::parse("quota_exceeded"), "Monthly quota used up"),
+        ),
     ];
     for (name, error) in errors {
         samples.push((name, ToolResult::failure(error)));
@@ -96,7 +119,12 @@ pub fn samples() -> Vec<(&'static str, ToolResult)> {
     ));
     samples.push((
         "dry_run",
-        build(ToolResult::builder().data(json!({"id": 7, "price": 59})).summary("Preview: price 49 → 59").dry_run(true)),
+        build(
+            ToolResult::builder()
+                .data(json!({"id": 7, "price": 59}))
+                .summary("Preview: price 49 → 59")
+                .dry_run(true),
+        ),
     ));
     samples.push((
         "timestamps",
@@ -115,11 +143,17 @@ pub fn samples() -> Vec<(&'static str, ToolResult)> {
     ));
     samples.push((
         "unicode",
-        build(ToolResult::builder().data(json!({"name": "Grüße, 世界 🎉", "quote": "\"q\" \\ \u{7}\n"})).summary("Ünïcødé ✓")),
+        build(
+            ToolResult::builder()
+                .data(json!({"name": "Grüße, 世界 🎉", "quote": "\"q\" \\ \u{7}\n"}))
+                .summary("Ünïcødé ✓"),
+        ),
     ));
     samples.push((
         "legacy_string",
-        legacy::parse(r#"{"success":true,"data":{"id":7},"_meta":{"summary":"1 product","dryRun":false}}"#),
+        legacy::parse(
+            r#"{"success":true,"data":{"id":7},"_meta":{"summary":"1 product","dryRun":false}}"#,
+        ),
     ));
     samples.push(("passthrough", legacy::parse("plain text, not an envelope")));
     samples
@@ -143,13 +177,18 @@ pub fn mixed_parts() -> ToolResult {
                     .size(1234),
             ))
             .part(Part::embedded_text("file:///notes.txt", Some("text/plain".into()), "notes"))
-            .part(Part::embedded_blob("file:///a.bin", Some("application/octet-stream".into()), b"\x00\x01\x02".to_vec())),
+            .part(Part::embedded_blob(
+                "file:///a.bin",
+                Some("application/octet-stream".into()),
+                b"\x00\x01\x02".to_vec(),
+            )),
     )
 }
 
 /// A result well over 4 KiB.
 pub fn large() -> ToolResult {
-    let rows: Vec<Value> = (0..200).map(|i| json!({"id": i, "name": format!("Product {i}")})).collect();
+    let rows: Vec<Value> =
+        (0..200).map(|i| json!({"id": i, "name": format!("Product {i}")})).collect();
     build(
         ToolResult::builder()
             .data(Value::Array(rows))
@@ -183,10 +222,18 @@ pub fn label(target: Target, phase: Phase) -> String {
 }
 
 /// Renders and expects a complete output.
-pub fn render_with(mapper: &OutputMapper, result: &ToolResult, target: Target, phase: Phase, ctx: &RenderContext<'_>) -> Output {
+pub fn render_with(
+    mapper: &OutputMapper,
+    result: &ToolResult,
+    target: Target,
+    phase: Phase,
+    ctx: &RenderContext<'_>,
+) -> Output {
     match mapper.render(result, target, phase, ctx) {
         Ok(Rendered::Complete(output)) => output,
-        Ok(Rendered::NeedsOffload(offload)) => panic!("unexpected offload of {} bytes", offload.size()),
+        Ok(Rendered::NeedsOffload(offload)) => {
+            panic!("unexpected offload of {} bytes", offload.size())
+        }
         Ok(other) => panic!("unexpected {other:?}"),
         Err(err) => panic!("{err}"),
     }
@@ -194,12 +241,29 @@ pub fn render_with(mapper: &OutputMapper, result: &ToolResult, target: Target, p
 
 /// Renders with the default configuration and no declared output.
 pub fn render(result: &ToolResult, target: Target, phase: Phase) -> Output {
-    render_with(&OutputMapper::default(), result, target, phase, &RenderContext::new("result", now()))
+    render_with(
+        &OutputMapper::default(),
+        result,
+        target,
+        phase,
+        &RenderContext::new("result", now()),
+    )
 }
 
 /// Renders with a declared output.
-pub fn render_declared(result: &ToolResult, target: Target, phase: Phase, output: &ToolOutput) -> Output {
-    render_with(&OutputMapper::default(), result, target, phase, &RenderContext::new("result", now()).output(output))
+pub fn render_declared(
+    result: &ToolResult,
+    target: Target,
+    phase: Phase,
+    output: &ToolOutput,
+) -> Output {
+    render_with(
+        &OutputMapper::default(),
+        result,
+        target,
+        phase,
+        &RenderContext::new("result", now()).output(output),
+    )
 }
 
 /// Asserts that the wire checker accepts `json` for `target`.

@@ -19,6 +19,8 @@ struct Cli {
 enum Command {
     /// Read a result (v1, legacy envelope or anything) on stdin and print its v1 form.
     Parse,
+    /// Read a result on stdin and print it rendered for one target (MCP, legacy or A2A).
+    Render(cmd::render::RenderArgs),
     /// Print the data of a stored result behind a link.
     Read(cmd::read::ReadArgs),
 }
@@ -33,6 +35,7 @@ fn main() -> ExitCode {
     };
     let outcome = match cli.command {
         Command::Parse => cmd::parse::run(),
+        Command::Render(args) => cmd::render::run(&args),
         Command::Read(args) => cmd::read::run(args),
     };
     match outcome {

@@ -1,6 +1,7 @@
 //! One module per command; each returns `Ok(())` or a [`Failure`] with its exit code.
 
 pub mod parse;
+pub mod render;
 pub mod read;
 
 use std::io::{self, Read, Write};

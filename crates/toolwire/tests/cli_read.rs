@@ -110,3 +110,97 @@ fn a_directory_held_by_a_server_is_in_use() {
     let out = toolwire(&["read", &link, "--data-dir", dir.path().to_str().unwrap()]);
     assert_eq!((out.status.code(), text(&out.stdout)), (Some(0), "1\n"));
 }
+
+/// Runs toolwire with `stdin`.
+fn toolwire_with_input(args: &[&str], stdin: &str) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolwire"))
+        .args(args)
+        .env_remove("TOOLWIRE_SIGNING_KEYS")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// The stored-result link in a rendered MCP result.
+fn link_in(stub: &str) -> String {
+    let wire: serde_json::Value = serde_json::from_str(stub).unwrap();
+    wire["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|block| {
+            block["uri"].as_str().filter(|uri| uri.starts_with("toolwire://results/"))
+        })
+        .unwrap_or_else(|| panic!("no stored link in {stub}"))
+        .to_owned()
+}
+
+#[test]
+fn render_offloads_into_the_data_directory_and_another_process_reads_it() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let dir = tempfile::tempdir().unwrap();
+    let dir_arg = dir.path().to_str().unwrap();
+    let rows: Vec<String> = (0..300).map(|n| format!("{{\"id\":{n},\"price\":1.50}}")).collect();
+    let data = format!("{{\"rows\":[{}]}}", rows.join(","));
+    let input = format!("{{\"success\":true,\"data\":{data}}}\n");
+    let render = ["render", "--target", "mcp-2025-11-25", "--phase", "spec", "--limit", "4096"];
+
+    // Without a data directory: exit 3.
+    let out = toolwire_with_input(&render, &input);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+
+    let mut args = render.to_vec();
+    args.extend(["--data-dir", dir_arg]);
+    let before = chrono::Utc::now().timestamp();
+    let out = toolwire_with_input(&args, &input);
+    assert_eq!((out.status.code(), text(&out.stderr)), (Some(0), ""));
+    let stub = text(&out.stdout);
+    assert!(stub.len() <= 4096 + 1 && stub.ends_with('\n'));
+    let link = link_in(stub);
+    let exp: i64 = link.split("exp=").nth(1).unwrap().split('&').next().unwrap().parse().unwrap();
+    assert!((before + 3600..=before + 3601).contains(&exp), "default TTL: {link}");
+    let mode =
+        std::fs::metadata(dir.path().join("signing-keys.json")).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+
+    // Another process reads exactly the data.
+    let out = toolwire(&["read", &link, "--data-dir", dir_arg]);
+    assert_eq!((out.status.code(), text(&out.stdout)), (Some(0), format!("{data}\n").as_str()));
+    let out = toolwire(&["read", &link, "--data-dir", dir_arg, "--principal", "bob"]);
+    assert_eq!((out.status.code(), text(&out.stderr)), (Some(1), "toolwire: not found\n"));
+
+    // Principal and TTL flags.
+    args.extend(["--principal", "bob", "--link-ttl", "60"]);
+    let out = toolwire_with_input(&args, &input);
+    let link = link_in(text(&out.stdout));
+    let exp: i64 = link.split("exp=").nth(1).unwrap().split('&').next().unwrap().parse().unwrap();
+    assert!((before + 60..=before + 62).contains(&exp), "{link}");
+    let out = toolwire(&["read", &link, "--data-dir", dir_arg, "--principal", "bob"]);
+    assert_eq!(out.status.code(), Some(0));
+    let out = toolwire(&["read", &link, "--data-dir", dir_arg]);
+    assert_eq!(out.status.code(), Some(1));
+
+    let mut zero = render.to_vec();
+    zero.extend(["--data-dir", dir_arg, "--link-ttl", "0"]);
+    assert_eq!(toolwire_with_input(&zero, &input).status.code(), Some(2));
+
+    // A running server holds the directory.
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let holder = runtime.block_on(toolwire_store::RedbStore::open(dir.path())).unwrap();
+    let out = toolwire_with_input(
+        &render[..].iter().copied().chain(["--data-dir", dir_arg]).collect::<Vec<_>>(),
+        &input,
+    );
+    assert_eq!(
+        (out.status.code(), text(&out.stdout), text(&out.stderr).to_owned()),
+        (Some(1), "", format!("toolwire: data directory in use: {}\n", dir.path().display()))
+    );
+    drop(holder);
+}

@@ -1,8 +1,8 @@
 //! One module per command; each returns `Ok(())` or a [`Failure`] with its exit code.
 
 pub mod parse;
-pub mod render;
 pub mod read;
+pub mod render;
 
 use std::io::{self, Read, Write};
 

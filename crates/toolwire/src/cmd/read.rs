@@ -2,14 +2,19 @@
 //! `contents[0].text` of its `resources/read`), `null` when it has none. Every refusal — a bad
 //! or tampered link, an expired one, another principal's, a missing record — exits 1 with
 //! `not found`.
+//!
+//! Also the data-directory offload of `toolwire render --data-dir` ([`offload_into`]), so both
+//! commands open a data directory the same way.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use chrono::Utc;
 use toolwire_core::McpRevision;
+use toolwire_core::mapper::{NeedsOffload, Output};
 use toolwire_store::{
-    KEYS_FILE, KeyError, KeySet, LinkSigner, RESULTS_FILE, ReadError, RedbOptions, RedbStore,
-    StoreError, StoredResults,
+    KEYS_FILE, KeyError, KeySet, LinkSigner, OffloadOptions, OpenError, RESULTS_FILE, ReadError,
+    RedbOptions, RedbStore, StoreConfig, StoreError, StoredResults,
 };
 
 use super::{Failure, print_line};
@@ -29,12 +34,49 @@ pub struct ReadArgs {
 
 /// Runs the command.
 pub fn run(args: ReadArgs) -> Result<(), Failure> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
+    let data = runtime()?.block_on(read(&args))?;
+    print_line(&data)
+}
+
+/// Stores an over-limit render in the redb store of `dir` (keys from `TOOLWIRE_SIGNING_KEYS`,
+/// else `signing-keys.json` there, created when missing) with a link for `principal` living
+/// `ttl_seconds`, and returns the stub. A store that fails while storing gives the DESIGN §4
+/// `tool_error` result (and a warning on standard error); a directory that cannot be opened
+/// (held by a running server, unreadable keys) is a failure of the command.
+pub fn offload_into(
+    dir: &Path,
+    needs: NeedsOffload,
+    principal: &str,
+    ttl_seconds: u64,
+) -> Result<Output, Failure> {
+    runtime()?.block_on(async {
+        let config = StoreConfig::Redb {
+            data_dir: dir.to_owned(),
+            options: RedbOptions::default().sweep_interval(None),
+        };
+        let results = StoredResults::open(&config, None).await.map_err(|err| match err {
+            OpenError::Keys(err) => key_failure(err),
+            OpenError::Store(err) => store_failure(err),
+            other => Failure::check(other.to_string()),
+        })?;
+        let options = OffloadOptions::new(principal).ttl(Duration::from_secs(ttl_seconds));
+        let offloaded = results
+            .offload(needs, &options)
+            .await
+            .map_err(|err| Failure::input(format!("render: {err}")))?;
+        if let Some(err) = offloaded.store_error {
+            eprintln!("toolwire: warning: the result could not be stored: {err}");
+        }
+        Ok(offloaded.output)
+    })
+}
+
+/// A small single-threaded runtime: redb runs on its blocking pool.
+fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|err| Failure::check(format!("cannot start the runtime: {err}")))?;
-    let data = runtime.block_on(read(&args))?;
-    print_line(&data)
+        .map_err(|err| Failure::check(format!("cannot start the runtime: {err}")))
 }
 
 fn not_found() -> Failure {

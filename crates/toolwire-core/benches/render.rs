@@ -97,13 +97,7 @@ fn naive(data: &Value, target: Target, phase: Phase) -> String {
     }
 }
 
-fn mapped(
-    mapper: &OutputMapper,
-    result: &ToolResult,
-    target: Target,
-    phase: Phase,
-    ctx: &RenderContext<'_>,
-) -> String {
+fn mapped(mapper: &OutputMapper, result: &ToolResult, target: Target, phase: Phase, ctx: &RenderContext<'_>) -> String {
     match mapper.render(result, target, phase, ctx) {
         Ok(Rendered::Complete(out)) => out.into_json(),
         _ => String::new(),

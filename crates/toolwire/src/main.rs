@@ -20,7 +20,7 @@ enum Command {
     /// Read a result (v1, legacy envelope or anything) on stdin and print its v1 form.
     Parse,
     /// Read a result on stdin and print it rendered for one target (MCP, legacy or A2A).
-    Render(cmd::render::RenderArgs),
+    Render(Box<cmd::render::RenderArgs>),
 }
 
 fn main() -> ExitCode {

@@ -273,10 +273,6 @@ fn unknown_block_types_are_violations() {
 fn a_uri_must_be_a_uri() {
     let value =
         json!({"content": [{"type": "resource", "resource": {"uri": "not a uri", "text": "t"}}]});
-<<<<<<< HEAD
-    let violations = check(McpRevision::V2025_06_18, &value);
-    assert_eq!(paths(&violations), vec!["/content/0"], "{violations:?}");
-=======
     // The official schema's `anyOf` over block types is resolved to the block the `type` names,
     // so the violation points at the field.
     assert_eq!(
@@ -286,7 +282,6 @@ fn a_uri_must_be_a_uri() {
             "value is not a \"uri\" (official 2025-06-18 CallToolResult)"
         )]
     );
->>>>>>> main
 }
 
 #[test]
@@ -300,18 +295,3 @@ fn text_that_is_not_an_object_is_one_root_violation() {
     assert!(violations[0].message.starts_with("not JSON ("), "{violations:?}");
     assert_eq!(violations[0].to_string(), format!("(root): {}", violations[0].message));
 }
-<<<<<<< HEAD
-#[test]
-fn zz_print() {
-    for v in check(
-        McpRevision::V2025_03_26,
-        &json!({"content": [{"type":"resource_link","uri":"a:b","name":"x"}, {"type":"resource","resource":{"uri":"not a uri","text":"t"}}], "structuredContent": [1], "isError": 3}),
-    ) {
-        eprintln!("{v}");
-    }
-    for v in check(McpRevision::V2026_07_28, &json!({"content": {}})) {
-        eprintln!("{v}");
-    }
-}
-=======
->>>>>>> main

@@ -48,7 +48,7 @@ fn record(i: usize) -> Value {
         "price": 49.95,
         "stock": i % 17,
         "tags": ["furniture", "wood"],
-        "active": i % 3 != 0
+        "active": !i.is_multiple_of(3)
     })
 }
 
@@ -97,7 +97,13 @@ fn naive(data: &Value, target: Target, phase: Phase) -> String {
     }
 }
 
-fn mapped(mapper: &OutputMapper, result: &ToolResult, target: Target, phase: Phase, ctx: &RenderContext<'_>) -> String {
+fn mapped(
+    mapper: &OutputMapper,
+    result: &ToolResult,
+    target: Target,
+    phase: Phase,
+    ctx: &RenderContext<'_>,
+) -> String {
     match mapper.render(result, target, phase, ctx) {
         Ok(Rendered::Complete(out)) => out.into_json(),
         _ => String::new(),

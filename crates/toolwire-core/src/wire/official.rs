@@ -8,10 +8,11 @@
 
 use std::sync::OnceLock;
 
-use jsonschema::Validator;
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::{ValidationError, Validator};
 use serde_json::{Map, Value, json};
 
-use super::WireViolation;
+use super::{WireViolation, pointer};
 use crate::target::{A2aVersion, McpRevision};
 
 const MCP_2024_11_05: &str = include_str!("../../../../spec/mcp/2024-11-05/schema.json");
@@ -34,6 +35,7 @@ impl Official {
         let validator = root.and_then(|root| {
             jsonschema::options()
                 .should_validate_formats(true)
+                .offline()
                 .build(&root)
                 .map_err(|err| err.to_string())
         });
@@ -45,19 +47,65 @@ impl Official {
         match &self.validator {
             // The fast path: property tests check thousands of valid renders.
             Ok(validator) if validator.is_valid(value) => Vec::new(),
-            Ok(validator) => validator
-                .iter_errors(value)
-                .map(|err| {
-                    WireViolation::new(
-                        err.instance_path().as_str(),
-                        format!("{} ({})", err.masked(), self.name),
-                    )
-                })
-                .collect(),
+            Ok(validator) => {
+                let mut out = Vec::new();
+                for err in validator.iter_errors(value) {
+                    self.push(&err, &mut out);
+                }
+                out
+            }
             Err(err) => {
                 vec![WireViolation::new("", format!("{} does not compile: {err}", self.name))]
             }
         }
+    }
+
+    /// Appends `err`, or for an `anyOf` whose intended alternative is clear, that alternative's
+    /// own errors: "not valid under any of the schemas" at a content block says nothing about
+    /// which field is wrong.
+    fn push(&self, err: &ValidationError<'_>, out: &mut Vec<WireViolation>) {
+        if let ValidationErrorKind::AnyOf { context } = err.kind()
+            && let Some(branch) = intended_branch(context)
+        {
+            for inner in branch {
+                self.push(inner, out);
+            }
+            return;
+        }
+        // Name each unexpected key itself: the path then points at the offending field.
+        if let ValidationErrorKind::AdditionalProperties { unexpected } = err.kind() {
+            for key in unexpected {
+                out.push(WireViolation::new(
+                    pointer(err.instance_path().as_str(), key),
+                    format!("`{key}` is not allowed here ({})", self.name),
+                ));
+            }
+            return;
+        }
+        out.push(WireViolation::new(
+            err.instance_path().as_str(),
+            format!("{} ({})", err.masked(), self.name),
+        ));
+    }
+}
+
+/// The alternative of an `anyOf` the instance was meant for: among those whose discriminator
+/// (`const`, such as a block's `type`) matched, the one with strictly the fewest errors.
+fn intended_branch<'e>(
+    context: &'e [Vec<ValidationError<'static>>],
+) -> Option<&'e [ValidationError<'static>]> {
+    let mut candidates: Vec<&Vec<ValidationError<'static>>> = context
+        .iter()
+        .filter(|errors| {
+            !errors.is_empty()
+                && !errors.iter().any(|e| matches!(e.kind(), ValidationErrorKind::Constant { .. }))
+        })
+        .collect();
+    candidates.sort_by_key(|errors| errors.len());
+    match candidates.as_slice() {
+        [only] => Some(only.as_slice()),
+        [first, second, ..] if first.len() < second.len() => Some(first.as_slice()),
+        _ => None,
     }
 }
 
@@ -111,4 +159,47 @@ fn definition_root(text: &str, definition: &str) -> Result<Value, String> {
     // `allOf` rather than a sibling `$ref`: draft-07 ignores keywords next to `$ref`.
     root.insert("allOf".to_owned(), json!([{ "$ref": format!("#/{key}/{definition}") }]));
     Ok(Value::Object(root))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_embedded_schema_compiles() {
+        for revision in McpRevision::ALL {
+            let official = call_tool_result(revision);
+            assert!(
+                official.validator.is_ok(),
+                "{}: {:?}",
+                official.name,
+                official.validator.as_ref().err()
+            );
+        }
+        for version in [A2aVersion::V0_3, A2aVersion::V1_0] {
+            let official = a2a_task(version);
+            assert!(
+                official.validator.is_ok(),
+                "{}: {:?}",
+                official.name,
+                official.validator.as_ref().err()
+            );
+        }
+    }
+
+    #[test]
+    fn a_missing_definition_is_an_error_not_a_panic() {
+        assert_eq!(
+            definition_root(MCP_2025_06_18, "NoSuchThing"),
+            Err("the schema has no `NoSuchThing` definition".to_owned())
+        );
+        assert_eq!(
+            definition_root("{}", "Task"),
+            Err("the schema has neither `$defs` nor `definitions`".to_owned())
+        );
+        let broken = Official::compile("broken", Ok(json!({"type": 12})));
+        let violations = broken.violations(&json!({}));
+        assert_eq!(violations.len(), 1);
+        assert!(violations[0].message.starts_with("broken does not compile: "), "{violations:?}");
+    }
 }

@@ -3,6 +3,8 @@
 pub mod parse;
 pub mod read;
 pub mod render;
+pub mod schema;
+pub mod validate;
 
 use std::io::{self, Read, Write};
 

@@ -15,28 +15,31 @@ use toolwire_core::{Phase, Target, Timestamp, ToolResult};
 
 const NOW: &str = "2026-11-29T10:00:00Z";
 
-/// Object data of about `bytes` bytes: `{"items": {"k0": {…}, "k1": {…}, …}}`-like records.
+/// Object data of about `bytes` bytes: `{"product-0": {…}, "product-1": {…}, …}`.
 fn object_data(bytes: usize) -> Value {
     let mut map = Map::new();
+    let mut len = 2;
     let mut i = 0;
-    while serde_json::to_string(&Value::Object(map.clone())).map_or(0, |s| s.len()) < bytes {
-        for _ in 0..16 {
-            map.insert(format!("product-{i}"), record(i));
-            i += 1;
-        }
+    while len < bytes {
+        let key = format!("product-{i}");
+        let value = record(i);
+        len += key.len() + 4 + to_string(&value).len();
+        map.insert(key, value);
+        i += 1;
     }
     Value::Object(map)
 }
 
-/// List data of about `bytes` bytes.
+/// List data of about `bytes` bytes: `[{…}, {…}, …]`.
 fn list_data(bytes: usize) -> Value {
     let mut list = Vec::new();
+    let mut len = 2;
     let mut i = 0;
-    while serde_json::to_string(&Value::Array(list.clone())).map_or(0, |s| s.len()) < bytes {
-        for _ in 0..16 {
-            list.push(record(i));
-            i += 1;
-        }
+    while len < bytes {
+        let value = record(i);
+        len += to_string(&value).len() + 1;
+        list.push(value);
+        i += 1;
     }
     Value::Array(list)
 }

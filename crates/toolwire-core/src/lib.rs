@@ -7,16 +7,20 @@
 
 pub mod error;
 pub mod grammar;
+pub mod legacy;
 pub mod link;
 pub mod meta;
+pub mod parse;
 pub mod part;
 pub mod result;
 pub mod schema;
 pub mod timestamp;
+pub mod v1;
 
 pub use error::{ErrorCode, ToolError};
 pub use link::StoredLink;
 pub use meta::{Extensions, Metadata, Pagination, Query};
+pub use parse::{ParseError, parse_any};
 pub use part::{
     BinaryPart, EmbeddedResourcePart, Part, ResourceContents, ResourceLinkPart, TextPart,
 };
@@ -27,3 +31,5 @@ pub use schema::{
 pub use timestamp::Timestamp;
 pub mod target;
 pub use target::{A2aVersion, McpRevision, Phase, Shape, Target, TargetError};
+pub mod wire;
+pub use wire::WireViolation;

@@ -31,7 +31,6 @@
 
 mod publish;
 mod registry;
-mod render;
 mod server;
 mod validate;
 

@@ -46,6 +46,8 @@ enum Command {
         #[arg(long, default_value = "data")]
         shape: String,
     },
+    /// Print the data of a stored result behind a link.
+    Read(cmd::read::ReadArgs),
 }
 
 fn main() -> ExitCode {
@@ -63,6 +65,7 @@ fn main() -> ExitCode {
             cmd::validate::run(&target, output_schema.as_deref(), &shape)
         }
         Command::Schema { target, shape } => cmd::schema::run(&target, &shape),
+        Command::Read(args) => cmd::read::run(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -47,6 +47,16 @@ pub struct RenderArgs {
     /// The structured shape: data or envelope.
     #[arg(long, default_value = "data")]
     shape: String,
+    /// Store a result over the limit in this data directory (redb) and render the stub with
+    /// its link, instead of exiting 3.
+    #[arg(long, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    /// The principal whose link reads the stored result.
+    #[arg(long, value_name = "P", default_value = "local")]
+    principal: String,
+    /// How long the link and the stored result live, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600, value_parser = clap::value_parser!(u64).range(1..))]
+    link_ttl: u64,
 }
 
 /// Runs the command.
@@ -91,7 +101,10 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
     })?;
     let output = match rendered {
         Rendered::Complete(output) => output,
-        Rendered::NeedsOffload(needs) => offload(needs, target)?,
+        Rendered::NeedsOffload(needs) => match &args.data_dir {
+            Some(dir) => super::read::offload_into(dir, needs, &args.principal, args.link_ttl)?,
+            None => offload(needs, target)?,
+        },
         other => return Err(Failure::input(format!("render: unexpected outcome {other:?}"))),
     };
     for warning in output.warnings() {
@@ -100,9 +113,8 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
     print_line(output.json())
 }
 
-/// What happens to a result over the limit. Without a result store (`--data-dir`) it cannot be
-/// offloaded: exit 3 with the size and the limit. A store stores `needs.v1_bytes()` and calls
-/// `needs.finish(link)` here.
+/// What happens to a result over the limit without a result store (`--data-dir`): it cannot be
+/// offloaded, so exit 3 with the size and the limit.
 fn offload(needs: NeedsOffload, target: Target) -> Result<Output, Failure> {
     Err(Failure {
         code: 3,

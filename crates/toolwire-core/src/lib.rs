@@ -11,6 +11,7 @@ pub mod link;
 pub mod meta;
 pub mod part;
 pub mod result;
+pub mod schema;
 pub mod timestamp;
 
 pub use error::{ErrorCode, ToolError};
@@ -20,6 +21,11 @@ pub use part::{
     BinaryPart, EmbeddedResourcePart, Part, ResourceContents, ResourceLinkPart, TextPart,
 };
 pub use result::{BuildError, Provenance, ToolResult, ToolResultBuilder};
+pub use schema::{
+    SchemaError, ToolOutput, ValidationMode, Violation, envelope_structured, publish_input_schema,
+};
 pub use timestamp::Timestamp;
 pub mod target;
 pub use target::{A2aVersion, McpRevision, Phase, Shape, Target, TargetError};
+pub mod wire;
+pub use wire::WireViolation;

@@ -1,0 +1,108 @@
+//! The envelope shape: `structuredContent` is `{"success", "message", "data"}` (plus
+//! `input_schema` after an `invalid_arguments` failure), for bridges whose clients expect that
+//! envelope, and its published schema.
+//!
+//! The declared outputs become `data.properties`; the required outputs (and any other constraint
+//! of the declared data schema) bind only a success through `if`/`then`, so a failure carrying
+//! `data: {}` still validates.
+
+use std::cell::Cell;
+
+use serde_json::{Map, Value, json};
+
+use super::publish::{self, nest};
+use crate::error::ErrorCode;
+use crate::result::ToolResult;
+use crate::target::McpRevision;
+
+/// Where a copy of the whole declared data schema goes when the schema refers to its own root.
+const ROOT_COPY: &str = "toolwire_data";
+/// Keywords that stay on the envelope's `data` (they hold for failures too).
+const DATA_PART: [&str; 3] = ["type", "properties", "description"];
+
+/// The envelope's `structuredContent` for a result: `message` is the summary on success (`""`
+/// when none) and the error message on failure; `data` is the data on success and `{}` on
+/// failure or without data; `input_schema` (the tool's published input schema) is added when
+/// the failure code is `invalid_arguments` and one is given.
+pub fn envelope_structured(result: &ToolResult, input_schema: Option<&Value>) -> Value {
+    let empty = || Value::Object(Map::new());
+    let mut envelope = Map::new();
+    envelope.insert("success".into(), Value::Bool(result.is_success()));
+    match result.error() {
+        None => {
+            envelope.insert("message".into(), Value::String(result.summary().unwrap_or("").into()));
+            envelope.insert("data".into(), result.data().cloned().unwrap_or_else(empty));
+        }
+        Some(error) => {
+            envelope.insert("message".into(), Value::String(error.message.clone()));
+            envelope.insert("data".into(), empty());
+            if let (ErrorCode::InvalidArguments, Some(input)) = (&error.code, input_schema) {
+                envelope.insert("input_schema".into(), input.clone());
+            }
+        }
+    }
+    Value::Object(envelope)
+}
+
+/// The published envelope schema for a declared data schema whose root is an object.
+pub(crate) fn publish(declared: &Value, revision: McpRevision) -> Value {
+    let root_copied = Cell::new(false);
+    let relocate = |fragment: &str| {
+        if fragment.is_empty() {
+            root_copied.set(true);
+            format!("#/$defs/{ROOT_COPY}")
+        } else if fragment == "/properties" || fragment.starts_with("/properties/") {
+            format!("#/properties/data{fragment}")
+        } else {
+            format!("#/then/properties/data{fragment}")
+        }
+    };
+    let (inner, mut hoisted, dialect) = nest(declared, &relocate);
+    let mut data = Map::new();
+    let mut binding = Map::new();
+    if let Value::Object(inner) = &inner {
+        for (key, value) in inner {
+            if DATA_PART.contains(&key.as_str()) {
+                data.insert(key.clone(), value.clone());
+            } else {
+                binding.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    data.insert("type".into(), Value::String("object".into()));
+    data.entry("properties").or_insert_with(|| Value::Object(Map::new()));
+
+    let mut schema = Map::new();
+    if revision >= McpRevision::V2025_11_25 {
+        if let Some(dialect) = dialect {
+            schema.insert("$schema".into(), dialect);
+        }
+    }
+    schema.insert("type".into(), Value::String("object".into()));
+    schema.insert(
+        "properties".into(),
+        json!({
+            "success": {"type": "boolean"},
+            "message": {"type": "string"},
+            "data": Value::Object(data),
+            "input_schema": {"type": "object"},
+        }),
+    );
+    schema.insert("required".into(), json!(["success", "message", "data"]));
+    if !binding.is_empty() {
+        schema.insert("if".into(), json!({"properties": {"success": {"const": true}}}));
+        schema.insert("then".into(), json!({"properties": {"data": Value::Object(binding)}}));
+    }
+    if root_copied.get() {
+        let defs = hoisted.entry("$defs").or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(defs) = defs {
+            defs.insert(ROOT_COPY.into(), inner);
+        }
+    }
+    schema.extend(hoisted);
+    let mut schema = Value::Object(schema);
+    if revision < McpRevision::V2026_07_28 {
+        publish::handshake_era_cleanup(&mut schema, revision);
+    }
+    schema
+}

@@ -1,0 +1,289 @@
+//! Output schemas: what a tool declares about its data, how that declaration is published in
+//! `tools/list` for each MCP revision, and how every result is checked against it.
+//!
+//! A tool declares the schema of its *data* (never of a wire format) in one of three ways: a
+//! Rust type ([`ToolOutput::from_type`]), a typed output document `{"outputs": {…}}` or a raw
+//! JSON Schema ([`ToolOutput::from_declaration`]). Everything that could fail is refused when
+//! the declaration is made, never when a tool is called, and nothing is ever fetched from the
+//! network.
+
+mod declare;
+mod envelope;
+mod publish;
+mod typed;
+mod validate;
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::result::ToolResult;
+use crate::target::{McpRevision, Shape};
+
+pub use envelope::envelope_structured;
+pub use publish::publish_input_schema;
+
+/// What a tool declared about its output, compiled once and cheap to share between calls and
+/// threads.
+#[derive(Clone)]
+pub struct ToolOutput {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    shape: Shape,
+    /// `None` when the tool declares no outputs.
+    declared: Option<Declared>,
+}
+
+struct Declared {
+    /// The data schema as declared (a typed document already turned into JSON Schema).
+    schema: Value,
+    validator: jsonschema::Validator,
+    /// `outputSchema` for 2025-06-18, 2025-11-25 and 2026-07-28, worked out once.
+    published: [Value; 3],
+}
+
+impl fmt::Debug for ToolOutput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolOutput")
+            .field("shape", &self.inner.shape)
+            .field("declared", &self.declared())
+            .finish()
+    }
+}
+
+impl ToolOutput {
+    /// A tool that declares no outputs: no `outputSchema` is published and every result passes.
+    pub fn none(shape: Shape) -> Self {
+        Self { inner: Arc::new(Inner { shape, declared: None }) }
+    }
+
+    /// A declaration: a typed output document (a root object with the key `outputs`) or a raw
+    /// JSON Schema (2020-12 unless `$schema` names another draft).
+    pub fn from_declaration(doc: &Value, shape: Shape) -> Result<Self, SchemaError> {
+        let Some(schema) = declare::data_schema(doc)? else {
+            return Ok(Self::none(shape));
+        };
+        let validator = declare::compile(&schema)?;
+        if shape == Shape::Envelope && !root_is_object(&schema) {
+            return Err(SchemaError::EnvelopeRootNotObject);
+        }
+        let published =
+            [McpRevision::V2025_06_18, McpRevision::V2025_11_25, McpRevision::V2026_07_28].map(
+                |revision| match shape {
+                    Shape::Envelope => envelope::publish(&schema, revision),
+                    _ => publish::publish_output_schema(&schema, revision),
+                },
+            );
+        Ok(Self {
+            inner: Arc::new(Inner {
+                shape,
+                declared: Some(Declared { schema, validator, published }),
+            }),
+        })
+    }
+
+    /// The schema of a Rust type's serialized form (draft 2020-12, the serialize contract).
+    pub fn from_type<T: schemars::JsonSchema>(shape: Shape) -> Result<Self, SchemaError> {
+        let schema = schemars::generate::SchemaSettings::draft2020_12()
+            .for_serialize()
+            .into_generator()
+            .into_root_schema_for::<T>();
+        Self::from_declaration(&schema.to_value(), shape)
+    }
+
+    /// The structured shape the tool uses.
+    pub fn shape(&self) -> Shape {
+        self.inner.shape
+    }
+
+    /// The declared data schema; `None` when the tool declares no outputs (including a
+    /// declaration that accepts every value).
+    pub fn declared(&self) -> Option<&Value> {
+        self.inner.declared.as_ref().map(|d| &d.schema)
+    }
+
+    /// Whether the declared data schema's root has `"type": "object"` (such data goes out as
+    /// `structuredContent` unwrapped on every revision).
+    pub fn root_is_object(&self) -> bool {
+        self.declared().is_some_and(root_is_object)
+    }
+
+    /// The `outputSchema` for `tools/list` on `revision`: `None` before 2025-06-18 and for a
+    /// tool without declared outputs (never `{}`); the envelope schema in envelope shape.
+    pub fn published(&self, revision: McpRevision) -> Option<Value> {
+        let declared = self.inner.declared.as_ref()?;
+        let index = match revision {
+            McpRevision::V2024_11_05 | McpRevision::V2025_03_26 => return None,
+            McpRevision::V2025_06_18 => 0,
+            McpRevision::V2025_11_25 => 1,
+            _ => 2,
+        };
+        Some(declared.published[index].clone())
+    }
+
+    /// Checks what the structured result will carry against the declared schema.
+    ///
+    /// Data shape: the data of a success must match; a success without data while a schema is
+    /// declared is a violation at the root (clients reject a success without
+    /// `structuredContent`); a failure always passes (it carries no `structuredContent` under a
+    /// data schema). Envelope shape: the data of a success (`{}` when there is none) must match
+    /// the declared data schema, required outputs included; a failure always passes (its
+    /// `data` is `{}`, which the envelope schema accepts on failure).
+    pub fn check(&self, result: &ToolResult) -> Result<(), Violation> {
+        let Some(declared) = &self.inner.declared else {
+            return Ok(());
+        };
+        if result.is_failure() {
+            return Ok(());
+        }
+        match (result.data(), self.inner.shape) {
+            (Some(data), _) => validate::check(&declared.validator, data),
+            (None, Shape::Envelope) => {
+                validate::check(&declared.validator, &Value::Object(serde_json::Map::new()))
+            }
+            (None, _) => Err(Violation {
+                path: String::new(),
+                message: "the tool declares an output schema but the success carries no data"
+                    .to_owned(),
+            }),
+        }
+    }
+}
+
+fn root_is_object(schema: &Value) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("object")
+}
+
+/// Where a result's data does not match the declared schema.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// The instance path of the first mismatch as a JSON pointer; `""` for the root.
+    pub path: String,
+    /// What is wrong there.
+    pub message: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+impl std::error::Error for Violation {}
+
+/// What happens when a result does not match the declared schema.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ValidationMode {
+    /// The mismatch becomes a `tool_error` failure naming the violated path.
+    #[default]
+    Enforce,
+    /// The mismatch is logged and the result is sent as it is.
+    Warn,
+    /// Results are not checked.
+    Off,
+}
+
+impl ValidationMode {
+    /// Parses `enforce`, `warn` or `off`.
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "enforce" => Some(Self::Enforce),
+            "warn" => Some(Self::Warn),
+            "off" => Some(Self::Off),
+            _ => None,
+        }
+    }
+
+    /// The mode's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Enforce => "enforce",
+            Self::Warn => "warn",
+            Self::Off => "off",
+        }
+    }
+}
+
+/// A declaration toolwire refuses, with what was refused and where (`at` is a JSON pointer into
+/// the declaration; `the root` when empty).
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SchemaError {
+    /// A `$ref` that leaves the document (http, https, file, urn, a relative file name …).
+    #[error(
+        "`$ref` `{reference}` at {} points to {}; toolwire never fetches schemas",
+        Location(at),
+        declare::destination(reference)
+    )]
+    ExternalRef {
+        /// The reference as written.
+        reference: String,
+        /// Where it was found.
+        at: String,
+    },
+    /// A `$ref` inside the document that points nowhere.
+    #[error("`$ref` `{reference}` at {} does not resolve inside the schema", Location(at))]
+    UnresolvableRef {
+        /// The reference as written.
+        reference: String,
+        /// Where it was found.
+        at: String,
+    },
+    /// A `$schema` that is not one of the supported drafts.
+    #[error(
+        "unknown `$schema` {found} at {}; expected draft 2020-12, 2019-09, draft-07, draft-06 or draft-04",
+        Location(at)
+    )]
+    UnknownDialect {
+        /// The value as written (JSON).
+        found: String,
+        /// Where it was found.
+        at: String,
+    },
+    /// The document is not a schema at all (neither an object nor a boolean).
+    #[error(
+        "an output declaration must be a JSON Schema (an object or a boolean) or {{\"outputs\": {{…}}}}; got {found}"
+    )]
+    NotASchema {
+        /// What was found (a JSON type name).
+        found: &'static str,
+    },
+    /// A typed output document that does not follow the grammar.
+    #[error("typed output definition at {}: {message}", Location(at))]
+    Typed {
+        /// Where the mistake is.
+        at: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The schema does not compile.
+    #[error("the schema does not compile: {message}")]
+    DoesNotCompile {
+        /// Why (from the compiler).
+        message: String,
+    },
+    /// An envelope-shape tool whose data schema root is not an object.
+    #[error(
+        "an envelope-shape tool needs a data schema whose root has \"type\": \"object\" (its outputs become the envelope's `data` properties)"
+    )]
+    EnvelopeRootNotObject,
+}
+
+/// Shows a JSON pointer, or `the root` for the empty one.
+struct Location<'a>(&'a str);
+
+impl fmt::Display for Location<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() { f.write_str("the root") } else { f.write_str(self.0) }
+    }
+}
+
+/// Appends one segment to a JSON pointer, escaping `~` and `/`.
+pub(crate) fn pointer_push(base: &str, segment: &str) -> String {
+    format!("{base}/{}", segment.replace('~', "~0").replace('/', "~1"))
+}

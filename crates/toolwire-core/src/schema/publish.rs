@@ -1,0 +1,234 @@
+//! Publishing schemas per MCP revision: the `outputSchema` and `inputSchema` a `tools/list`
+//! carries.
+//!
+//! 2025-06-18 and 2025-11-25 only accept an object root with object property schemas, so other
+//! roots are wrapped as `{"result": S}` and boolean property schemas are spelled out; 2026-07-28
+//! takes any JSON Schema as declared. The published forms accept exactly what the declaration
+//! accepts (wrapped as `{"result": D}` where the root is wrapped).
+
+use serde_json::{Map, Value, json};
+
+use crate::target::McpRevision;
+
+/// Keywords whose values are data, not schemas.
+const DATA_KEYWORDS: [&str; 4] = ["const", "enum", "default", "examples"];
+/// Where definitions live; hoisted to the wrapper's root.
+const DEFINITIONS: [&str; 2] = ["$defs", "definitions"];
+/// Keywords that hold a reference.
+const REF_KEYWORDS: [&str; 3] = ["$ref", "$dynamicRef", "$recursiveRef"];
+
+/// The tool's `inputSchema` for `revision`.
+///
+/// Before 2026-07-28 boolean schemas under `properties` become `{}` (true) or `{"not": {}}`
+/// (false), since those revisions' `Tool` definitions only accept object property schemas, and
+/// `$schema` stays only at the root and only from 2025-11-25; 2026-07-28 gets it as declared.
+pub fn publish_input_schema(input: &Value, revision: McpRevision) -> Value {
+    let mut schema = input.clone();
+    if revision < McpRevision::V2026_07_28 {
+        handshake_era_cleanup(&mut schema, revision);
+    }
+    schema
+}
+
+/// The data shape's `outputSchema` for `revision` (2025-06-18 or later) of a declared schema.
+pub(crate) fn publish_output_schema(declared: &Value, revision: McpRevision) -> Value {
+    if revision >= McpRevision::V2026_07_28 {
+        return declared.clone();
+    }
+    let mut schema = if super::root_is_object(declared) {
+        declared.clone()
+    } else {
+        wrap(declared, revision, "result")
+    };
+    handshake_era_cleanup(&mut schema, revision);
+    schema
+}
+
+/// `{"type":"object","properties":{"<name>":S},"required":["<name>"]}` with `S`'s definitions
+/// hoisted to the wrapper's root, its `$schema`/`$id`/`title` dropped, and every reference into
+/// `S` rewritten so the wrapper accepts `{"<name>": D}` exactly when `S` accepts `D`.
+fn wrap(declared: &Value, revision: McpRevision, name: &str) -> Value {
+    let home = format!("#/properties/{name}");
+    let (inner, hoisted, dialect) = nest(declared, &|fragment| format!("{home}{fragment}"));
+    let mut wrapper = Map::new();
+    if revision >= McpRevision::V2025_11_25 {
+        if let Some(dialect) = dialect {
+            wrapper.insert("$schema".into(), dialect);
+        }
+    }
+    wrapper.insert("type".into(), Value::String("object".into()));
+    wrapper.insert("properties".into(), json!({ name: inner }));
+    wrapper.insert("required".into(), json!([name]));
+    wrapper.extend(hoisted);
+    Value::Object(wrapper)
+}
+
+/// Prepares a declared schema for living inside another schema: returns the inner schema
+/// (without `$schema`, `$id`, `title` and its definitions), the definitions to hoist to the new
+/// root, and the declared `$schema`. References into the definitions keep their pointer (the
+/// definitions move to the same place); `relocate` gives the new reference for every other
+/// pointer into the declared root resource (`""` is the root itself).
+pub(crate) fn nest(
+    declared: &Value,
+    relocate: &dyn Fn(&str) -> String,
+) -> (Value, Map<String, Value>, Option<Value>) {
+    let mut inner = declared.clone();
+    let mut hoisted = Map::new();
+    let mut dialect = None;
+    let root_id = declared.get("$id").and_then(Value::as_str).map(|id| id.trim_end_matches('#'));
+    let root_id = root_id.map(str::to_owned);
+    if let Value::Object(object) = &mut inner {
+        dialect = object.shift_remove("$schema");
+        object.shift_remove("$id");
+        object.shift_remove("title");
+        for key in DEFINITIONS {
+            if let Some(defs) = object.shift_remove(key) {
+                hoisted.insert(key.to_owned(), defs);
+            }
+        }
+    }
+    let rewrite = |map: &mut Map<String, Value>| rewrite_refs(map, root_id.as_deref(), relocate);
+    walk_root_resource(&mut inner, true, &mut |map| rewrite(map));
+    for defs in hoisted.values_mut() {
+        if let Value::Object(defs) = defs {
+            for def in defs.values_mut() {
+                walk_root_resource(def, false, &mut |map| rewrite(map));
+            }
+        }
+    }
+    if let Value::Bool(accept) = inner {
+        inner = boolean_schema(accept);
+    }
+    (inner, hoisted, dialect)
+}
+
+/// Rewrites the references of one schema object that point into the declared root resource.
+fn rewrite_refs(
+    map: &mut Map<String, Value>,
+    root_id: Option<&str>,
+    relocate: &dyn Fn(&str) -> String,
+) {
+    for key in REF_KEYWORDS {
+        let Some(Value::String(reference)) = map.get_mut(key) else {
+            continue;
+        };
+        let (uri, fragment) = match reference.split_once('#') {
+            Some((uri, fragment)) => (uri, fragment),
+            None => (reference.as_str(), ""),
+        };
+        let local = uri.is_empty() || root_id == Some(uri);
+        if !local {
+            continue;
+        }
+        let into_definitions = DEFINITIONS
+            .iter()
+            .any(|d| fragment == format!("/{d}") || fragment.starts_with(&format!("/{d}/")));
+        let rewritten = if into_definitions || (!fragment.is_empty() && !fragment.starts_with('/'))
+        {
+            // Definitions are hoisted to the same pointer; anchors travel with their schema.
+            format!("#{fragment}")
+        } else {
+            relocate(fragment)
+        };
+        *reference = rewritten;
+    }
+}
+
+/// Visits the schema objects that belong to the root resource (not inside an embedded resource
+/// with its own `$id`, whose references resolve against that `$id`).
+fn walk_root_resource(
+    schema: &mut Value,
+    is_root: bool,
+    visit: &mut dyn FnMut(&mut Map<String, Value>),
+) {
+    match schema {
+        Value::Object(map) => {
+            let own_id =
+                map.get("$id").and_then(Value::as_str).is_some_and(|id| !id.starts_with('#'));
+            if own_id && !is_root {
+                return;
+            }
+            visit(map);
+            for (key, child) in map.iter_mut() {
+                if !DATA_KEYWORDS.contains(&key.as_str()) {
+                    walk_children(key, child, &mut |c| walk_root_resource(c, false, visit));
+                }
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                walk_root_resource(item, false, visit);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Calls `each` on the sub-schemas under one keyword (the values of a name→schema map, or the
+/// value itself).
+fn walk_children(key: &str, child: &mut Value, each: &mut dyn FnMut(&mut Value)) {
+    let is_map = matches!(
+        key,
+        "properties"
+            | "patternProperties"
+            | "$defs"
+            | "definitions"
+            | "dependentSchemas"
+            | "dependencies"
+    );
+    match child {
+        Value::Object(map) if is_map => map.values_mut().for_each(each),
+        other => each(other),
+    }
+}
+
+/// What 2025-06-18 and 2025-11-25 (and the older revisions, for input schemas) need: object
+/// property schemas, and `$schema` only at the root from 2025-11-25.
+pub(crate) fn handshake_era_cleanup(schema: &mut Value, revision: McpRevision) {
+    if let Value::Object(root) = schema {
+        if revision < McpRevision::V2025_11_25 {
+            root.shift_remove("$schema");
+        }
+    }
+    every_object(schema, true, &mut |map, is_root| {
+        if !is_root {
+            map.shift_remove("$schema");
+        }
+        if let Some(Value::Object(properties)) = map.get_mut("properties") {
+            for property in properties.values_mut() {
+                if let Value::Bool(accept) = property {
+                    *property = boolean_schema(*accept);
+                }
+            }
+        }
+    });
+}
+
+/// Visits every schema object, embedded resources included.
+fn every_object(
+    schema: &mut Value,
+    is_root: bool,
+    visit: &mut dyn FnMut(&mut Map<String, Value>, bool),
+) {
+    match schema {
+        Value::Object(map) => {
+            visit(map, is_root);
+            for (key, child) in map.iter_mut() {
+                if !DATA_KEYWORDS.contains(&key.as_str()) {
+                    walk_children(key, child, &mut |c| every_object(c, false, visit));
+                }
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                every_object(item, false, visit);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `{}` for `true`, `{"not": {}}` for `false`.
+pub(crate) fn boolean_schema(accept: bool) -> Value {
+    if accept { json!({}) } else { json!({"not": {}}) }
+}

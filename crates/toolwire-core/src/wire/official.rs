@@ -1,0 +1,151 @@
+//! The official schemas, embedded from the repository's `spec/` directory and compiled once.
+//!
+//! MCP: the revision's `CallToolResult` definition; a root that references it is built around
+//! the schema's own `definitions` (draft-07) or `$defs` (2020-12) so every `$ref` resolves inside
+//! the document. A2A 0.3: `Task` of the official JSON Schema. A2A 1.0: the schema derived from
+//! `a2a.proto`, whose root is a `Task`. Format assertions are on for every draft, so a `uri` must
+//! be an RFC 3986 URI as the specifications require.
+
+use std::sync::OnceLock;
+
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::{ValidationError, Validator};
+use serde_json::{Map, Value, json};
+
+use super::WireViolation;
+use crate::target::{A2aVersion, McpRevision};
+
+const MCP_2024_11_05: &str = include_str!("../../../../spec/mcp/2024-11-05/schema.json");
+const MCP_2025_03_26: &str = include_str!("../../../../spec/mcp/2025-03-26/schema.json");
+const MCP_2025_06_18: &str = include_str!("../../../../spec/mcp/2025-06-18/schema.json");
+const MCP_2025_11_25: &str = include_str!("../../../../spec/mcp/2025-11-25/schema.json");
+const MCP_2026_07_28: &str = include_str!("../../../../spec/mcp/2026-07-28/schema.json");
+const A2A_0_3: &str = include_str!("../../../../spec/a2a/0.3/a2a.json");
+const A2A_1_0: &str = include_str!("../../../../spec/a2a/1.0/a2a.schema.json");
+
+/// A compiled official schema, or why it could not be compiled (which would be a defect in the
+/// embedded copy; it is reported as a violation instead of a panic).
+pub(crate) struct Official {
+    name: &'static str,
+    validator: Result<Validator, String>,
+}
+
+impl Official {
+    fn compile(name: &'static str, root: Result<Value, String>) -> Self {
+        let validator = root.and_then(|root| {
+            jsonschema::options()
+                .should_validate_formats(true)
+                .build(&root)
+                .map_err(|err| err.to_string())
+        });
+        Self { name, validator }
+    }
+
+    /// Every way `value` breaks the schema, with the instance path of each.
+    pub(crate) fn violations(&self, value: &Value) -> Vec<WireViolation> {
+        match &self.validator {
+            // The fast path: property tests check thousands of valid renders.
+            Ok(validator) if validator.is_valid(value) => Vec::new(),
+            Ok(validator) => {
+                let mut out = Vec::new();
+                for err in validator.iter_errors(value) {
+                    self.push(&err, &mut out);
+                }
+                out
+            }
+            Err(err) => {
+                vec![WireViolation::new("", format!("{} does not compile: {err}", self.name))]
+            }
+        }
+    }
+}
+
+impl Official {
+    /// Appends `err`, or for an `anyOf` whose intended alternative is clear, that alternative's
+    /// own errors: "not valid under any of the schemas" at a content block says nothing about
+    /// which field is wrong.
+    fn push(&self, err: &ValidationError<'_>, out: &mut Vec<WireViolation>) {
+        if let ValidationErrorKind::AnyOf { context } = err.kind()
+            && let Some(branch) = intended_branch(context)
+        {
+            for inner in branch {
+                self.push(inner, out);
+            }
+            return;
+        }
+        out.push(WireViolation::new(
+            err.instance_path().as_str(),
+            format!("{} ({})", err.masked(), self.name),
+        ));
+    }
+}
+
+/// The alternative of an `anyOf` the instance was meant for: among those whose discriminator
+/// (`const`, such as a block's `type`) matched, the one with strictly the fewest errors.
+fn intended_branch<'e>(context: &'e [Vec<ValidationError<'static>>]) -> Option<&'e [ValidationError<'static>]> {
+    let mut candidates: Vec<&Vec<ValidationError<'static>>> = context
+        .iter()
+        .filter(|errors| {
+            !errors.is_empty()
+                && !errors.iter().any(|e| matches!(e.kind(), ValidationErrorKind::Constant { .. }))
+        })
+        .collect();
+    candidates.sort_by_key(|errors| errors.len());
+    match candidates.as_slice() {
+        [only] => Some(only.as_slice()),
+        [first, second, ..] if first.len() < second.len() => Some(first.as_slice()),
+        _ => None,
+    }
+}
+
+/// The compiled `CallToolResult` schema of `revision`.
+pub(crate) fn call_tool_result(revision: McpRevision) -> &'static Official {
+    static CELLS: [OnceLock<Official>; 5] = [const { OnceLock::new() }; 5];
+    let (slot, text, name) = match revision {
+        McpRevision::V2024_11_05 => (0, MCP_2024_11_05, "official 2024-11-05 CallToolResult"),
+        McpRevision::V2025_03_26 => (1, MCP_2025_03_26, "official 2025-03-26 CallToolResult"),
+        McpRevision::V2025_06_18 => (2, MCP_2025_06_18, "official 2025-06-18 CallToolResult"),
+        McpRevision::V2025_11_25 => (3, MCP_2025_11_25, "official 2025-11-25 CallToolResult"),
+        McpRevision::V2026_07_28 => (4, MCP_2026_07_28, "official 2026-07-28 CallToolResult"),
+    };
+    CELLS[slot].get_or_init(|| Official::compile(name, definition_root(text, "CallToolResult")))
+}
+
+/// The compiled `Task` schema of `version`.
+pub(crate) fn a2a_task(version: A2aVersion) -> &'static Official {
+    static V0_3: OnceLock<Official> = OnceLock::new();
+    static V1_0: OnceLock<Official> = OnceLock::new();
+    match version {
+        A2aVersion::V0_3 => V0_3.get_or_init(|| {
+            Official::compile("official A2A 0.3 Task", definition_root(A2A_0_3, "Task"))
+        }),
+        A2aVersion::V1_0 => V1_0.get_or_init(|| {
+            // The derived schema's root is the Task.
+            Official::compile(
+                "A2A 1.0 Task, derived from a2a.proto",
+                serde_json::from_str(A2A_1_0).map_err(|err| err.to_string()),
+            )
+        }),
+    }
+}
+
+/// A root schema that validates `definition` of the schema document `text`, keeping the
+/// document's dialect and all its definitions so that every `$ref` resolves.
+fn definition_root(text: &str, definition: &str) -> Result<Value, String> {
+    let document: Map<String, Value> = serde_json::from_str(text).map_err(|err| err.to_string())?;
+    let (key, definitions) = ["$defs", "definitions"]
+        .into_iter()
+        .find_map(|key| document.get(key).map(|defs| (key, defs.clone())))
+        .ok_or_else(|| "the schema has neither `$defs` nor `definitions`".to_owned())?;
+    if definitions.get(definition).is_none() {
+        return Err(format!("the schema has no `{definition}` definition"));
+    }
+    let mut root = Map::new();
+    if let Some(dialect) = document.get("$schema") {
+        root.insert("$schema".to_owned(), dialect.clone());
+    }
+    root.insert(key.to_owned(), definitions);
+    // `allOf` rather than a sibling `$ref`: draft-07 ignores keywords next to `$ref`.
+    root.insert("allOf".to_owned(), json!([{ "$ref": format!("#/{key}/{definition}") }]));
+    Ok(Value::Object(root))
+}

@@ -1,0 +1,480 @@
+//! The tool registry and the API a tool author uses: a tool's specification, typed and untyped
+//! registration, and the context each call receives.
+//!
+//! Everything a call needs (published definitions for every revision, compiled validators) is
+//! built once here, at registration, because rmcp asks for tools on every request.
+
+use std::collections::{BTreeSet, HashMap};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use toolwire_core::{McpRevision, Shape, ToolError, ToolResult};
+
+use crate::publish;
+use crate::validate::{self, CompiledSchema};
+
+/// The error a tool returns when it cannot produce a result at all (a bug, a broken invariant):
+/// the client sees JSON-RPC `-32603` without this text, the log gets it.
+pub type InternalError = Box<dyn std::error::Error + Send + Sync>;
+
+/// What a [`DynTool`] returns.
+pub type ToolFuture = Pin<Box<dyn Future<Output = Result<ToolResult, InternalError>> + Send>>;
+
+/// Who is calling: a name and the privileges granted to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Principal {
+    name: String,
+    privileges: BTreeSet<String>,
+}
+
+impl Principal {
+    /// A principal with privileges.
+    pub fn new<S: Into<String>>(
+        name: impl Into<String>,
+        privileges: impl IntoIterator<Item = S>,
+    ) -> Self {
+        Self { name: name.into(), privileges: privileges.into_iter().map(Into::into).collect() }
+    }
+
+    /// The anonymous HTTP caller: no privileges.
+    pub fn anonymous() -> Self {
+        Self::new::<String>("anonymous", [])
+    }
+
+    /// The local stdio caller: no privileges.
+    pub fn local() -> Self {
+        Self::new::<String>("local", [])
+    }
+
+    /// The principal's name (what stored links are bound to).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The granted privileges, sorted.
+    pub fn privileges(&self) -> impl Iterator<Item = &str> {
+        self.privileges.iter().map(String::as_str)
+    }
+
+    /// True when `privilege` is granted.
+    pub fn has(&self, privilege: &str) -> bool {
+        self.privileges.contains(privilege)
+    }
+
+    /// The privileges of `required` that are not granted, in the order given.
+    pub fn missing<'a>(&self, required: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+        required.into_iter().filter(|p| !self.has(p)).map(str::to_owned).collect()
+    }
+}
+
+/// What a tool knows about the call it is answering.
+#[derive(Debug, Clone)]
+pub struct CallContext {
+    pub(crate) tool: String,
+    pub(crate) principal: Principal,
+    pub(crate) revision: McpRevision,
+    pub(crate) request_id: String,
+}
+
+impl CallContext {
+    /// A context for calling a tool outside a server (tests, other front ends).
+    pub fn new(
+        tool: impl Into<String>,
+        principal: Principal,
+        revision: McpRevision,
+        request_id: impl Into<String>,
+    ) -> Self {
+        Self { tool: tool.into(), principal, revision, request_id: request_id.into() }
+    }
+
+    /// The tool's name.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The caller.
+    pub fn principal(&self) -> &Principal {
+        &self.principal
+    }
+
+    /// The MCP revision of this request.
+    pub fn revision(&self) -> McpRevision {
+        self.revision
+    }
+
+    /// The JSON-RPC id of this request, as a string.
+    pub fn request_id(&self) -> &str {
+        &self.request_id
+    }
+}
+
+/// A tool behind a type-erased interface: JSON arguments (already validated against the input
+/// schema) in, a result out. App tools and typed tools both end up here.
+pub trait DynTool: Send + Sync + 'static {
+    /// Runs the tool.
+    fn call(&self, arguments: Value, context: CallContext) -> ToolFuture;
+}
+
+/// What a tool function may return: a [`ToolResult`], or `Result<T, ToolError>` whose success
+/// becomes the data.
+pub trait IntoToolResult {
+    /// The result, or an internal error when the value cannot be serialized.
+    fn into_tool_result(self) -> Result<ToolResult, InternalError>;
+}
+
+impl IntoToolResult for ToolResult {
+    fn into_tool_result(self) -> Result<ToolResult, InternalError> {
+        Ok(self)
+    }
+}
+
+impl<T: Serialize> IntoToolResult for Result<T, ToolError> {
+    fn into_tool_result(self) -> Result<ToolResult, InternalError> {
+        match self {
+            Ok(value) => Ok(ToolResult::from_serialize(&value)?),
+            Err(error) => Ok(ToolResult::failure(error)),
+        }
+    }
+}
+
+/// A tool's public description: name, description, schemas, annotations, required privileges.
+#[derive(Debug, Clone)]
+pub struct ToolSpec {
+    pub(crate) name: String,
+    pub(crate) title: Option<String>,
+    pub(crate) description: String,
+    pub(crate) input_schema: Option<Value>,
+    pub(crate) output_schema: Option<Value>,
+    pub(crate) annotations: Option<Map<String, Value>>,
+    pub(crate) icons: Option<Vec<Value>>,
+    pub(crate) shape: Shape,
+    pub(crate) privileges: Vec<String>,
+}
+
+impl ToolSpec {
+    /// A tool with a name (`^[A-Za-z0-9_.-]{1,64}$`) and a description (required).
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+            description: description.into(),
+            input_schema: None,
+            output_schema: None,
+            annotations: None,
+            icons: None,
+            shape: Shape::Data,
+            privileges: Vec::new(),
+        }
+    }
+
+    /// The display title (published from 2025-06-18; as `annotations.title` on 2025-03-26).
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// The input schema as JSON Schema (root `"type": "object"`). Typed registration sets it.
+    pub fn input_schema(mut self, schema: Value) -> Self {
+        self.input_schema = Some(schema);
+        self
+    }
+
+    /// The input schema of a Rust type.
+    pub fn input<T: JsonSchema>(self) -> Self {
+        self.input_schema(validate::schema_for_input::<T>())
+    }
+
+    /// The declared output schema of the tool's data (JSON Schema, any root).
+    pub fn output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(schema);
+        self
+    }
+
+    /// The declared output schema of a Rust type (its serialize contract).
+    pub fn output<T: JsonSchema>(self) -> Self {
+        self.output_schema(validate::schema_for_output::<T>())
+    }
+
+    /// Tool annotations (`readOnlyHint`, `destructiveHint`, …), published from 2025-03-26.
+    pub fn annotations(mut self, annotations: Map<String, Value>) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+
+    /// Icons (published from 2025-11-25).
+    pub fn icons(mut self, icons: Vec<Value>) -> Self {
+        self.icons = Some(icons);
+        self
+    }
+
+    /// The structured shape: the data itself (default) or the `{success, message, data}`
+    /// envelope.
+    pub fn shape(mut self, shape: Shape) -> Self {
+        self.shape = shape;
+        self
+    }
+
+    /// Privileges the gateway checks before running the tool (missing → `missing_privilege`).
+    pub fn privileges<S: Into<String>>(mut self, privileges: impl IntoIterator<Item = S>) -> Self {
+        self.privileges = privileges.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// Why a tool specification was refused.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ToolSpecError {
+    /// The name does not match `^[A-Za-z0-9_.-]{1,64}$`.
+    #[error("tool name `{0}` must match ^[A-Za-z0-9_.-]{{1,64}}$")]
+    BadName(String),
+    /// The description is empty.
+    #[error("tool `{0}` needs a description")]
+    NoDescription(String),
+    /// The input schema's root is not `"type": "object"`.
+    #[error("tool `{0}`: the input schema must have `\"type\": \"object\"` at its root")]
+    InputNotObject(String),
+    /// A schema does not compile (or has an unresolvable or network `$ref`).
+    #[error("tool `{tool}`: the {which} schema is refused: {reason}")]
+    BadSchema {
+        /// The tool.
+        tool: String,
+        /// `input` or `output`.
+        which: &'static str,
+        /// What the validator said.
+        reason: String,
+    },
+    /// An envelope-shape tool declared a data schema whose root is not an object.
+    #[error("tool `{0}`: an envelope-shape tool needs an object output schema")]
+    EnvelopeNotObject(String),
+}
+
+/// Why a tool could not be registered.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegistryError {
+    /// The specification was refused.
+    #[error(transparent)]
+    Spec(#[from] ToolSpecError),
+    /// Another tool already has this name.
+    #[error("tool `{0}` is registered twice")]
+    Duplicate(String),
+}
+
+/// One registered tool with everything built once: published definitions per revision and
+/// compiled validators.
+pub(crate) struct RegisteredTool {
+    pub(crate) spec: ToolSpec,
+    pub(crate) published: Vec<(McpRevision, rmcp::model::Tool)>,
+    pub(crate) input: CompiledSchema,
+    pub(crate) output: Option<CompiledSchema>,
+    pub(crate) handler: Arc<dyn DynTool>,
+}
+
+impl RegisteredTool {
+    /// The definition published for `revision`.
+    pub(crate) fn definition(&self, revision: McpRevision) -> Option<&rmcp::model::Tool> {
+        self.published.iter().find(|(r, _)| *r == revision).map(|(_, tool)| tool)
+    }
+}
+
+/// The tools a server offers, in registration order.
+#[derive(Default)]
+pub struct Registry {
+    tools: Vec<Arc<RegisteredTool>>,
+    by_name: HashMap<String, usize>,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.tools.iter().map(|t| &t.spec.name)).finish()
+    }
+}
+
+struct TypedTool<F, I> {
+    function: F,
+    input: std::marker::PhantomData<fn() -> I>,
+}
+
+impl<F, I, Fut, R> DynTool for TypedTool<F, I>
+where
+    F: Fn(I, CallContext) -> Fut + Send + Sync + 'static,
+    I: DeserializeOwned + 'static,
+    Fut: Future<Output = R> + Send + 'static,
+    R: IntoToolResult,
+{
+    fn call(&self, arguments: Value, context: CallContext) -> ToolFuture {
+        match serde_json::from_value::<I>(arguments) {
+            Ok(input) => {
+                let future = (self.function)(input, context);
+                Box::pin(async move { future.await.into_tool_result() })
+            }
+            Err(error) => {
+                // The schema accepted what serde refused (a schema looser than the type):
+                // still the caller's input, so still a result the model can correct from.
+                let failure = ToolError::invalid_arguments(
+                    format!("The arguments do not fit the tool's input: {error}"),
+                    [(String::new(), error.to_string())],
+                );
+                Box::pin(async move { Ok(ToolResult::failure(failure)) })
+            }
+        }
+    }
+}
+
+impl Registry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers a tool with a typed input and a typed output: the input schema comes from `I`,
+    /// the output schema from `O`; `Ok(value)` becomes the data, `Err(error)` the failure.
+    pub fn register_typed<I, O, F, Fut>(
+        &mut self,
+        spec: ToolSpec,
+        function: F,
+    ) -> Result<(), RegistryError>
+    where
+        I: DeserializeOwned + JsonSchema + 'static,
+        O: Serialize + JsonSchema + 'static,
+        F: Fn(I, CallContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
+    {
+        let spec = spec.input::<I>().output::<O>();
+        self.register_dyn(spec, Arc::new(TypedTool { function, input: std::marker::PhantomData }))
+    }
+
+    /// Registers a tool with a typed input whose function returns a [`ToolResult`] (or anything
+    /// [`IntoToolResult`]); the output schema is whatever `spec` declares
+    /// ([`ToolSpec::output`], [`ToolSpec::output_schema`]), or none.
+    pub fn register<I, F, Fut, R>(
+        &mut self,
+        spec: ToolSpec,
+        function: F,
+    ) -> Result<(), RegistryError>
+    where
+        I: DeserializeOwned + JsonSchema + 'static,
+        F: Fn(I, CallContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoToolResult + 'static,
+    {
+        let spec = spec.input::<I>();
+        self.register_dyn(spec, Arc::new(TypedTool { function, input: std::marker::PhantomData }))
+    }
+
+    /// Registers a type-erased tool; `spec` must carry its input schema (an empty object schema
+    /// is assumed when it has none).
+    pub fn register_dyn(
+        &mut self,
+        spec: ToolSpec,
+        handler: Arc<dyn DynTool>,
+    ) -> Result<(), RegistryError> {
+        if !is_tool_name(&spec.name) {
+            return Err(ToolSpecError::BadName(spec.name).into());
+        }
+        if spec.description.trim().is_empty() {
+            return Err(ToolSpecError::NoDescription(spec.name).into());
+        }
+        if self.by_name.contains_key(&spec.name) {
+            return Err(RegistryError::Duplicate(spec.name));
+        }
+        let input_schema = spec
+            .input_schema
+            .clone()
+            .unwrap_or_else(|| serde_json::json!({"type": "object", "properties": {}}));
+        if input_schema.get("type").and_then(Value::as_str) != Some("object") {
+            return Err(ToolSpecError::InputNotObject(spec.name).into());
+        }
+        let input = CompiledSchema::compile(&input_schema).map_err(|reason| {
+            ToolSpecError::BadSchema { tool: spec.name.clone(), which: "input", reason }
+        })?;
+        let declared = spec.output_schema.clone().filter(|s| !validate::accepts_everything(s));
+        let output = match &declared {
+            Some(schema) => {
+                if spec.shape == Shape::Envelope
+                    && schema.get("type").and_then(Value::as_str) != Some("object")
+                {
+                    return Err(ToolSpecError::EnvelopeNotObject(spec.name).into());
+                }
+                Some(CompiledSchema::compile(schema).map_err(|reason| {
+                    ToolSpecError::BadSchema { tool: spec.name.clone(), which: "output", reason }
+                })?)
+            }
+            None => None,
+        };
+        let spec = ToolSpec { input_schema: Some(input_schema), output_schema: declared, ..spec };
+        let published = McpRevision::ALL
+            .into_iter()
+            .map(|revision| publish::tool_definition(&spec, revision).map(|tool| (revision, tool)))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|reason| ToolSpecError::BadSchema {
+                tool: spec.name.clone(),
+                which: "published",
+                reason,
+            })?;
+        self.by_name.insert(spec.name.clone(), self.tools.len());
+        self.tools.push(Arc::new(RegisteredTool { spec, published, input, output, handler }));
+        Ok(())
+    }
+
+    /// The number of tools.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// True when no tool is registered.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// The names, in registration order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tools.iter().map(|t| t.spec.name.as_str())
+    }
+
+    pub(crate) fn get(&self, name: &str) -> Option<&Arc<RegisteredTool>> {
+        self.by_name.get(name).and_then(|&i| self.tools.get(i))
+    }
+
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &Arc<RegisteredTool>> {
+        self.tools.iter()
+    }
+}
+
+/// `^[A-Za-z0-9_.-]{1,64}$`.
+fn is_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names_follow_the_grammar() {
+        assert!(is_tool_name("catalog_search"));
+        assert!(is_tool_name("a.b-c_D9"));
+        assert!(!is_tool_name(""));
+        assert!(!is_tool_name("has space"));
+        assert!(!is_tool_name(&"x".repeat(65)));
+        assert!(is_tool_name(&"x".repeat(64)));
+    }
+
+    #[test]
+    fn missing_privileges_keep_the_requested_order() {
+        let p = Principal::new("ann", ["b"]);
+        assert_eq!(p.missing(["c", "b", "a"]), vec!["c".to_owned(), "a".to_owned()]);
+    }
+}

@@ -1,0 +1,504 @@
+//! The gateway state and the hand-written rmcp `ServerHandler` over it.
+//!
+//! rmcp's HTTP service builds a handler for every POST and asks `get_tool` on every call, so
+//! [`McpServer`] is one `Arc` clone and everything else was built at registration.
+
+use std::collections::BTreeMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use futures::FutureExt as _;
+use rmcp::ErrorData;
+use rmcp::model::{
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceTemplate,
+    ResultType, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use serde_json::{Value, json};
+use toolwire_core::{ErrorCode, McpRevision, Phase, StoredLink, Timestamp, ToolError, ToolResult};
+
+use crate::registry::{CallContext, Principal, RegisteredTool, Registry};
+use crate::render::{self, RenderContext};
+use crate::store::{MemoryStore, ResultStore, StoredRecord};
+use crate::validate::ValidationMode;
+
+/// The template of stored-result links (`resources/templates/list`).
+pub const STORED_RESULT_TEMPLATE: &str = "toolwire://results/{id}{?exp,kid,sig}";
+
+/// The default size limit of every MCP target, in bytes.
+pub const DEFAULT_LIMIT: u64 = 262_144;
+
+/// How the gateway renders, limits, stores and names itself.
+#[non_exhaustive]
+#[derive(Clone)]
+pub struct GatewayConfig {
+    /// `compat` (envelope first, default) or `spec`.
+    pub phase: Phase,
+    /// The `_meta` prefix (default `dev.toolwire`).
+    pub prefix: String,
+    /// Size limits per revision (default [`DEFAULT_LIMIT`] each).
+    pub limits: BTreeMap<McpRevision, u64>,
+    /// What to do when data does not match its output schema.
+    pub validation: ValidationMode,
+    /// How long stored results stay readable.
+    pub link_ttl: Duration,
+    /// The server name in `initialize`, `server/discover` and 2026 results.
+    pub server_name: String,
+    /// The principal of a request that carries none (stdio, or HTTP without authentication).
+    pub default_principal: Principal,
+    /// Where results over the limit are stored.
+    pub store: Arc<dyn ResultStore>,
+}
+
+impl Default for GatewayConfig {
+    fn default() -> Self {
+        Self {
+            phase: Phase::Compat,
+            prefix: "dev.toolwire".into(),
+            limits: McpRevision::ALL.into_iter().map(|r| (r, DEFAULT_LIMIT)).collect(),
+            validation: ValidationMode::Enforce,
+            link_ttl: Duration::from_secs(3600),
+            server_name: "toolwire".into(),
+            default_principal: Principal::anonymous(),
+            store: Arc::new(MemoryStore::new()),
+        }
+    }
+}
+
+impl std::fmt::Debug for GatewayConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GatewayConfig")
+            .field("phase", &self.phase)
+            .field("prefix", &self.prefix)
+            .field("limits", &self.limits)
+            .field("validation", &self.validation)
+            .field("link_ttl", &self.link_ttl)
+            .field("server_name", &self.server_name)
+            .field("default_principal", &self.default_principal)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Counts results that came from hand-built legacy strings, so a team sees how many remain.
+#[derive(Debug, Default)]
+pub struct LegacyCounter(AtomicU64);
+
+impl LegacyCounter {
+    /// The count so far.
+    pub fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    fn bump(&self) -> u64 {
+        self.0.fetch_add(1, Ordering::Relaxed) + 1
+    }
+}
+
+/// Tools, configuration and counters, shared by every handler clone.
+#[derive(Debug)]
+pub struct Gateway {
+    registry: Registry,
+    config: GatewayConfig,
+    info: ServerConfig,
+    legacy: LegacyCounter,
+}
+
+impl Gateway {
+    /// A gateway serving `registry`.
+    pub fn new(registry: Registry, config: GatewayConfig) -> Arc<Self> {
+        let capabilities: ServerCapabilities =
+            serde_json::from_value(json!({"tools": {}, "resources": {}})).unwrap_or_default();
+        let info = ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new(&config.server_name, env!("CARGO_PKG_VERSION")));
+        Arc::new(Self { registry, config, info, legacy: LegacyCounter::default() })
+    }
+
+    /// The tools.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &GatewayConfig {
+        &self.config
+    }
+
+    /// How many hand-built legacy results were served.
+    pub fn legacy_results(&self) -> u64 {
+        self.legacy.get()
+    }
+}
+
+/// The rmcp handler: a cheap clone of an `Arc<Gateway>`.
+#[derive(Debug, Clone)]
+pub struct McpServer {
+    gateway: Arc<Gateway>,
+}
+
+impl McpServer {
+    /// A handler over `gateway`.
+    pub fn new(gateway: Arc<Gateway>) -> Self {
+        Self { gateway }
+    }
+
+    /// The gateway.
+    pub fn gateway(&self) -> &Arc<Gateway> {
+        &self.gateway
+    }
+}
+
+/// The revision of this request: from its `_meta` on 2026-07-28, from the handshake or the
+/// `MCP-Protocol-Version` header otherwise (rmcp resolves both). Never a nearest-older guess.
+fn revision_of(ctx: &RequestContext<RoleServer>) -> Result<McpRevision, ErrorData> {
+    match ctx.protocol_version() {
+        // Streamable HTTP without the header means 2025-03-26 (the transport's own default).
+        None => Ok(McpRevision::V2025_03_26),
+        Some(version) => McpRevision::exact(version.as_str()).ok_or_else(|| {
+            ErrorData::invalid_request(format!("unsupported protocol version {version}"), None)
+        }),
+    }
+}
+
+/// The caller: what the HTTP layer put into the request, else the configured default.
+fn principal_of(ctx: &RequestContext<RoleServer>, gateway: &Gateway) -> Principal {
+    ctx.extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Principal>())
+        .cloned()
+        .unwrap_or_else(|| gateway.config.default_principal.clone())
+}
+
+fn now() -> Timestamp {
+    Timestamp::from_datetime(chrono::Utc::now())
+}
+
+fn invalid_arguments(tool: &str, violations: Vec<(String, String)>) -> ToolResult {
+    let listed: Vec<String> = violations
+        .iter()
+        .map(
+            |(path, message)| {
+                if path.is_empty() { message.clone() } else { format!("{path}: {message}") }
+            },
+        )
+        .collect();
+    ToolResult::failure(ToolError::invalid_arguments(
+        format!("Invalid arguments for {tool}: {}", listed.join("; ")),
+        violations,
+    ))
+}
+
+/// What one call produced, for the log line.
+struct Outcome {
+    result: Value,
+    offloaded: bool,
+    bytes: usize,
+}
+
+impl McpServer {
+    async fn run_tool(
+        &self,
+        tool: &RegisteredTool,
+        arguments: Value,
+        context: CallContext,
+    ) -> Result<ToolResult, ErrorData> {
+        let name = tool.spec.name.clone();
+        let missing = context.principal.missing(tool.spec.privileges.iter().map(String::as_str));
+        if !missing.is_empty() {
+            return Ok(ToolResult::failure(ToolError::missing_privilege(missing)));
+        }
+        let violations = tool.input.violations(&arguments);
+        if !violations.is_empty() {
+            return Ok(invalid_arguments(&name, violations));
+        }
+        let handler = tool.handler.clone();
+        let internal = |why: &str| {
+            ErrorData::internal_error(format!("tool {name} failed with an internal error"), None)
+                .tap_log(&name, why)
+        };
+        let future =
+            match std::panic::catch_unwind(AssertUnwindSafe(|| handler.call(arguments, context))) {
+                Ok(future) => future,
+                Err(_) => return Err(internal("panicked")),
+            };
+        let result = match AssertUnwindSafe(future).catch_unwind().await {
+            Ok(Ok(result)) => result,
+            Ok(Err(error)) => return Err(internal(&error.to_string())),
+            Err(_) => return Err(internal("panicked")),
+        };
+        Ok(self.check_output(tool, result))
+    }
+
+    /// Validates a success's data against the declared schema (DESIGN §5 "Validating").
+    fn check_output(&self, tool: &RegisteredTool, result: ToolResult) -> ToolResult {
+        let (Some(schema), Some(data)) = (&tool.output, result.data()) else { return result };
+        if result.is_failure() || self.gateway.config.validation == ValidationMode::Off {
+            return result;
+        }
+        let violations = schema.violations(data);
+        let Some((path, message)) = violations.into_iter().next() else { return result };
+        let path = if path.is_empty() { "/".to_owned() } else { path };
+        if self.gateway.config.validation == ValidationMode::Warn {
+            tracing::warn!(tool = %tool.spec.name, %path, %message, "data does not match the output schema");
+            return result;
+        }
+        ToolResult::failure(ToolError::new(
+            ErrorCode::ToolError,
+            format!("The tool's data does not match its output schema at {path}: {message}"),
+        ))
+    }
+
+    async fn render(
+        &self,
+        tool: &RegisteredTool,
+        result: &ToolResult,
+        revision: McpRevision,
+        principal: &Principal,
+    ) -> Result<Outcome, ErrorData> {
+        let config = &self.gateway.config;
+        let now = now();
+        let cx = RenderContext {
+            revision,
+            phase: config.phase,
+            prefix: &config.prefix,
+            server_name: &config.server_name,
+            now,
+            output_schema: tool.spec.output_schema.as_ref(),
+            shape: tool.spec.shape,
+            input_schema: tool.spec.input_schema.as_ref().unwrap_or(&Value::Null),
+        };
+        let rendered = render::call_tool_result(result, &cx);
+        let bytes = rendered.to_string().len();
+        let limit = config.limits.get(&revision).copied().unwrap_or(DEFAULT_LIMIT);
+        if u64::try_from(bytes).unwrap_or(u64::MAX) <= limit {
+            return Ok(Outcome { result: rendered, offloaded: false, bytes });
+        }
+        let expires_at = Timestamp::from_unix_seconds(
+            now.unix_seconds() + i64::try_from(config.link_ttl.as_secs()).unwrap_or(i64::MAX / 2),
+        )
+        .unwrap_or(now);
+        let record = StoredRecord {
+            result: result.clone(),
+            principal: principal.name().to_owned(),
+            expires_at,
+        };
+        let stub = match config.store.put(record).await {
+            Ok(uri) => {
+                let link = StoredLink::new(uri)
+                    .size(bytes as u64)
+                    .expires_at(expires_at);
+                stub(result, link, bytes, limit, tool.spec.output_schema.is_some(), now)
+            }
+            Err(error) => {
+                tracing::error!(tool = %tool.spec.name, %error, "could not store an over-limit result");
+                Ok(ToolResult::failure(ToolError::new(
+                    ErrorCode::ToolError,
+                    format!(
+                        "result of {bytes} bytes exceeds the limit of {limit} bytes and could not be stored"
+                    ),
+                )))
+            }
+        }
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let rendered = render::call_tool_result(&stub, &cx);
+        let stub_bytes = rendered.to_string().len();
+        Ok(Outcome { result: rendered, offloaded: true, bytes: stub_bytes })
+    }
+}
+
+/// The stub of an offloaded result (DESIGN §4): the error, a short summary, the link, the size
+/// that did not fit, the timestamps.
+fn stub(
+    result: &ToolResult,
+    link: StoredLink,
+    bytes: usize,
+    limit: u64,
+    has_schema: bool,
+    now: Timestamp,
+) -> Result<ToolResult, toolwire_core::BuildError> {
+    let uri = link.uri.clone();
+    let expires = link.expires_at;
+    let mut builder = ToolResult::builder()
+        .stored_link(link)
+        .response_size(bytes as u64)
+        .generated_at(result.meta().generated_at.unwrap_or(now));
+    if let Some(expires) = expires {
+        builder = builder.expires_at(expires);
+    }
+    let note = format!(
+        "The full result ({bytes} bytes) is over the limit of {limit} bytes and is stored at {uri}; read it with resources/read."
+    );
+    builder = builder.summary(match result.summary() {
+        Some(summary) => cut(summary, 1024),
+        None => note.clone(),
+    });
+    if let Some(error) = result.error() {
+        builder = builder.error(error.clone());
+    } else if has_schema {
+        builder = builder.error(ToolError::new(ErrorCode::ResultTooLarge, note));
+    }
+    builder.build()
+}
+
+fn cut(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end].to_owned()
+}
+
+trait TapLog {
+    fn tap_log(self, tool: &str, why: &str) -> Self;
+}
+
+impl TapLog for ErrorData {
+    fn tap_log(self, tool: &str, why: &str) -> Self {
+        tracing::error!(%tool, reason = %why, "tool failed with an internal error");
+        self
+    }
+}
+
+impl rmcp::ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        self.gateway.info.clone()
+    }
+
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        self.gateway
+            .registry
+            .get(name)
+            .and_then(|tool| tool.definition(McpRevision::V2026_07_28))
+            .cloned()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let revision = revision_of(&ctx)?;
+        let tools = self
+            .gateway
+            .registry
+            .iter()
+            .filter_map(|tool| tool.definition(revision).cloned())
+            .collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let started = Instant::now();
+        let revision = revision_of(&ctx)?;
+        let name = request.name.to_string();
+        let Some(tool) = self.gateway.registry.get(&name).cloned() else {
+            tracing::info!(tool = %name, revision = revision.as_str(), outcome = "unknown_tool", "tools/call");
+            return Err(ErrorData::invalid_params(format!("Unknown tool: {name}"), None));
+        };
+        let principal = principal_of(&ctx, &self.gateway);
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let context = CallContext::new(&name, principal.clone(), revision, ctx.id.to_string());
+        let result = match self.run_tool(&tool, arguments, context).await {
+            Ok(result) => result,
+            Err(error) => {
+                tracing::info!(
+                    tool = %name,
+                    revision = revision.as_str(),
+                    outcome = "internal_error",
+                    duration_ms = started.elapsed().as_millis() as u64,
+                    "tools/call"
+                );
+                return Err(error);
+            }
+        };
+        if matches!(result.provenance(), toolwire_core::Provenance::LegacyEnvelope(_)) {
+            let count = self.gateway.legacy.bump();
+            tracing::info!(tool = %name, legacy_results = count, "served a hand-built legacy result");
+        }
+        let outcome = self.render(&tool, &result, revision, &principal).await?;
+        let mut wire: CallToolResult = serde_json::from_value(outcome.result).map_err(|e| {
+            ErrorData::internal_error(format!("rendered result is not a CallToolResult: {e}"), None)
+        })?;
+        // rmcp never adds `resultType` itself and strips it below 2026-07-28 (interop fact 1).
+        wire.result_type = (revision >= McpRevision::V2026_07_28).then_some(ResultType::COMPLETE);
+        let label = match result.error() {
+            Some(error) => error.code.as_str().to_owned(),
+            None => "success".to_owned(),
+        };
+        tracing::info!(
+            tool = %name,
+            revision = revision.as_str(),
+            outcome = %label,
+            bytes = outcome.bytes,
+            offloaded = outcome.offloaded,
+            duration_ms = started.elapsed().as_millis() as u64,
+            "tools/call"
+        );
+        Ok(CallToolResponse::Complete(wire))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(Vec::new()))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let template = ResourceTemplate::new(STORED_RESULT_TEMPLATE, "stored-result")
+            .with_title("Stored result")
+            .with_description(
+                "A tool result too large to send inline, readable by the principal that produced it until its link expires.",
+            )
+            .with_mime_type("application/json");
+        Ok(ListResourceTemplatesResult::with_all_items(vec![template]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let revision = revision_of(&ctx)?;
+        let principal = principal_of(&ctx, &self.gateway);
+        let uri = request.uri;
+        let now = now();
+        let not_found =
+            || ErrorData::resource_not_found("Resource not found", Some(json!({"uri": uri})));
+        let record = self
+            .gateway
+            .config
+            .store
+            .get(&uri, principal.name(), now)
+            .await
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+            .ok_or_else(not_found)?;
+        let contents = render::read_contents(&uri, &record.result);
+        let mut result: ReadResourceResult = serde_json::from_value(json!({"contents": contents}))
+            .map_err(|e| {
+                ErrorData::internal_error(format!("stored contents are malformed: {e}"), None)
+            })?;
+        if revision >= McpRevision::V2026_07_28 {
+            let left = (record.expires_at.unix_seconds() - now.unix_seconds()).max(0);
+            result.result_type = Some(ResultType::COMPLETE);
+            result.ttl_ms = Some(u64::try_from(left).unwrap_or(0) * 1000);
+            result.cache_scope = Some(CacheScope::Private);
+        }
+        Ok(ReadResourceResponse::Complete(result))
+    }
+}

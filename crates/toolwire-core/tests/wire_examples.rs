@@ -8,7 +8,9 @@ use toolwire_core::wire::{self, WireViolation};
 use toolwire_core::{McpRevision, Target};
 
 fn examples(folder: &str) -> Vec<(String, Value)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../spec/mcp/2026-07-28/examples").join(folder);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../spec/mcp/2026-07-28/examples")
+        .join(folder);
     let mut files: Vec<PathBuf> = fs::read_dir(&dir)
         .unwrap_or_else(|err| panic!("{}: {err}", dir.display()))
         .map(|entry| entry.unwrap().path())

@@ -138,8 +138,14 @@ fn well_known_meta_values_have_their_types() {
         ),
         vec![
             WireViolation::new("/_meta/dryRun", "`dryRun` is a boolean, found a string"),
-            WireViolation::new("/_meta/responseSize", "`responseSize` is a non-negative integer, found a number"),
-            WireViolation::new("/_meta/generatedAt", "`generatedAt` is an RFC 3339 timestamp string, found a string"),
+            WireViolation::new(
+                "/_meta/responseSize",
+                "`responseSize` is a non-negative integer, found a number"
+            ),
+            WireViolation::new(
+                "/_meta/generatedAt",
+                "`generatedAt` is an RFC 3339 timestamp string, found a string"
+            ),
             WireViolation::new("/_meta/parts", "`parts` is an array, found an object"),
         ]
     );

@@ -49,9 +49,11 @@ fn rich_result(revision: McpRevision) -> Value {
     if revision >= V2025_06_18 {
         result.insert("structuredContent".into(), json!({"a": 1}));
     }
-    let mut meta = json!({"dev.toolwire/generatedAt": "2026-01-01T00:00:00Z", "com.acme/trace": "x"});
+    let mut meta =
+        json!({"dev.toolwire/generatedAt": "2026-01-01T00:00:00Z", "com.acme/trace": "x"});
     if revision >= V2026_07_28 {
-        meta["io.modelcontextprotocol/serverInfo"] = json!({"name": "toolwire", "version": "0.1.0"});
+        meta["io.modelcontextprotocol/serverInfo"] =
+            json!({"name": "toolwire", "version": "0.1.0"});
     }
     result.insert("_meta".into(), meta);
     Value::Object(result)
@@ -127,7 +129,10 @@ fn rejects_a_missing_result_type_on_2026_07_28() {
     let value = json!({"content": [{"type": "text", "text": "x"}]});
     let violations = check(McpRevision::V2026_07_28, &value);
     assert_eq!(paths(&violations), vec!["", "/resultType"]);
-    assert!(violations[0].message.contains("\"resultType\" is a required property"), "{violations:?}");
+    assert!(
+        violations[0].message.contains("\"resultType\" is a required property"),
+        "{violations:?}"
+    );
     assert_eq!(violations[1].message, "missing: every 2026-07-28 result carries `resultType`");
 }
 
@@ -151,7 +156,10 @@ fn rejects_a_reserved_meta_key() {
 #[test]
 fn server_info_is_reserved_before_2026_07_28() {
     let value = json!({"content": [], "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "a", "version": "1"}}});
-    assert_eq!(paths(&check(McpRevision::V2025_11_25, &value)), vec!["/_meta/io.modelcontextprotocol~1serverInfo"]);
+    assert_eq!(
+        paths(&check(McpRevision::V2025_11_25, &value)),
+        vec!["/_meta/io.modelcontextprotocol~1serverInfo"]
+    );
 }
 
 #[test]
@@ -164,7 +172,11 @@ fn block_meta_keys_follow_the_grammar() {
 #[test]
 fn fields_a_revision_lacks_are_violations() {
     let cases = [
-        (McpRevision::V2025_03_26, json!({"type": "text", "text": "x", "_meta": {}}), "/content/0/_meta"),
+        (
+            McpRevision::V2025_03_26,
+            json!({"type": "text", "text": "x", "_meta": {}}),
+            "/content/0/_meta",
+        ),
         (
             McpRevision::V2025_03_26,
             json!({"type": "text", "text": "x", "annotations": {"lastModified": "2025-01-01T00:00:00Z"}}),
@@ -188,7 +200,10 @@ fn fields_a_revision_lacks_are_violations() {
     let audio = json!({"content": [{"type": "audio", "data": "AA==", "mimeType": "audio/wav"}]});
     let violations = check(McpRevision::V2024_11_05, &audio);
     assert_eq!(paths(&violations), vec!["/content/0", "/content/0/type"]);
-    assert_eq!(violations[1].message, "`audio` blocks do not exist in 2024-11-05 (they arrive in 2025-03-26)");
+    assert_eq!(
+        violations[1].message,
+        "`audio` blocks do not exist in 2024-11-05 (they arrive in 2025-03-26)"
+    );
     let result_type = json!({"resultType": "complete", "content": []});
     assert_eq!(paths(&check(McpRevision::V2025_11_25, &result_type)), vec!["/resultType"]);
 }
@@ -228,7 +243,10 @@ fn result_type_other_than_complete_is_a_violation() {
     let value = json!({"resultType": "task", "content": []});
     assert_eq!(
         check(McpRevision::V2026_07_28, &value),
-        vec![WireViolation::new("/resultType", "a CallToolResult has `resultType` \"complete\", not \"task\"")]
+        vec![WireViolation::new(
+            "/resultType",
+            "a CallToolResult has `resultType` \"complete\", not \"task\""
+        )]
     );
 }
 
@@ -237,7 +255,10 @@ fn resource_contents_carry_exactly_one_payload() {
     let value = json!({"content": [{"type": "resource", "resource": {"uri": "a:b", "text": "t", "blob": "AA=="}}]});
     assert_eq!(
         check(McpRevision::V2025_06_18, &value),
-        vec![WireViolation::new("/content/0/resource", "resource contents carry exactly one of `text` and `blob`")]
+        vec![WireViolation::new(
+            "/content/0/resource",
+            "resource contents carry exactly one of `text` and `blob`"
+        )]
     );
 }
 
@@ -250,7 +271,8 @@ fn unknown_block_types_are_violations() {
 
 #[test]
 fn a_uri_must_be_a_uri() {
-    let value = json!({"content": [{"type": "resource", "resource": {"uri": "not a uri", "text": "t"}}]});
+    let value =
+        json!({"content": [{"type": "resource", "resource": {"uri": "not a uri", "text": "t"}}]});
     // The official schema's `anyOf` over block types is resolved to the block the `type` names,
     // so the violation points at the field.
     assert_eq!(

@@ -44,4 +44,4 @@ pub use server::{
     DEFAULT_LIMIT, Gateway, GatewayConfig, LegacyCounter, McpServer, STORED_RESULT_TEMPLATE,
 };
 pub use store::{MemoryStore, ResultStore, StoreError, StoredRecord};
-pub use validate::ValidationMode;
+pub use toolwire_core::ValidationMode;

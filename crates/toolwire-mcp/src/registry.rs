@@ -13,7 +13,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use toolwire_core::{McpRevision, Shape, ToolError, ToolResult};
+use toolwire_core::{McpRevision, SchemaError, Shape, ToolError, ToolOutput, ToolResult};
 
 use crate::publish;
 use crate::validate::{self, CompiledSchema};
@@ -189,7 +189,8 @@ impl ToolSpec {
         self.input_schema(validate::schema_for_input::<T>())
     }
 
-    /// The declared output schema of the tool's data (JSON Schema, any root).
+    /// The declared outputs of the tool's data: a JSON Schema (any root) or a typed output
+    /// document `{"outputs": {…}}`.
     pub fn output_schema(mut self, schema: Value) -> Self {
         self.output_schema = Some(schema);
         self
@@ -233,7 +234,7 @@ impl ToolSpec {
 
 /// Why a tool specification was refused.
 #[non_exhaustive]
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum ToolSpecError {
     /// The name does not match `^[A-Za-z0-9_.-]{1,64}$`.
     #[error("tool name `{0}` must match ^[A-Za-z0-9_.-]{{1,64}}$")]
@@ -244,24 +245,27 @@ pub enum ToolSpecError {
     /// The input schema's root is not `"type": "object"`.
     #[error("tool `{0}`: the input schema must have `\"type\": \"object\"` at its root")]
     InputNotObject(String),
-    /// A schema does not compile (or has an unresolvable or network `$ref`).
-    #[error("tool `{tool}`: the {which} schema is refused: {reason}")]
-    BadSchema {
+    /// The input schema does not compile (or has an unresolvable or network `$ref`).
+    #[error("tool `{tool}`: the input schema is refused: {reason}")]
+    BadInputSchema {
         /// The tool.
         tool: String,
-        /// `input` or `output`.
-        which: &'static str,
         /// What the validator said.
         reason: String,
     },
-    /// An envelope-shape tool declared a data schema whose root is not an object.
-    #[error("tool `{0}`: an envelope-shape tool needs an object output schema")]
-    EnvelopeNotObject(String),
+    /// The output declaration was refused.
+    #[error("tool `{tool}`: the output schema is refused: {error}")]
+    BadOutputSchema {
+        /// The tool.
+        tool: String,
+        /// Why.
+        error: SchemaError,
+    },
 }
 
 /// Why a tool could not be registered.
 #[non_exhaustive]
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum RegistryError {
     /// The specification was refused.
     #[error(transparent)]
@@ -277,7 +281,7 @@ pub(crate) struct RegisteredTool {
     pub(crate) spec: ToolSpec,
     pub(crate) published: Vec<(McpRevision, rmcp::model::Tool)>,
     pub(crate) input: CompiledSchema,
-    pub(crate) output: Option<CompiledSchema>,
+    pub(crate) output: ToolOutput,
     pub(crate) handler: Arc<dyn DynTool>,
 }
 
@@ -396,33 +400,24 @@ impl Registry {
         if input_schema.get("type").and_then(Value::as_str) != Some("object") {
             return Err(ToolSpecError::InputNotObject(spec.name).into());
         }
-        let input = CompiledSchema::compile(&input_schema).map_err(|reason| {
-            ToolSpecError::BadSchema { tool: spec.name.clone(), which: "input", reason }
-        })?;
-        let declared = spec.output_schema.clone().filter(|s| !validate::accepts_everything(s));
-        let output = match &declared {
-            Some(schema) => {
-                if spec.shape == Shape::Envelope
-                    && schema.get("type").and_then(Value::as_str) != Some("object")
-                {
-                    return Err(ToolSpecError::EnvelopeNotObject(spec.name).into());
-                }
-                Some(CompiledSchema::compile(schema).map_err(|reason| {
-                    ToolSpecError::BadSchema { tool: spec.name.clone(), which: "output", reason }
-                })?)
+        let input = CompiledSchema::compile(&input_schema)
+            .map_err(|reason| ToolSpecError::BadInputSchema { tool: spec.name.clone(), reason })?;
+        let output = match &spec.output_schema {
+            Some(declaration) => {
+                ToolOutput::from_declaration(declaration, spec.shape).map_err(|error| {
+                    ToolSpecError::BadOutputSchema { tool: spec.name.clone(), error }
+                })?
             }
-            None => None,
+            None => ToolOutput::none(spec.shape),
         };
-        let spec = ToolSpec { input_schema: Some(input_schema), output_schema: declared, ..spec };
+        let spec = ToolSpec { input_schema: Some(input_schema), ..spec };
         let published = McpRevision::ALL
             .into_iter()
-            .map(|revision| publish::tool_definition(&spec, revision).map(|tool| (revision, tool)))
+            .map(|revision| {
+                publish::tool_definition(&spec, &output, revision).map(|tool| (revision, tool))
+            })
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|reason| ToolSpecError::BadSchema {
-                tool: spec.name.clone(),
-                which: "published",
-                reason,
-            })?;
+            .map_err(|reason| ToolSpecError::BadInputSchema { tool: spec.name.clone(), reason })?;
         self.by_name.insert(spec.name.clone(), self.tools.len());
         self.tools.push(Arc::new(RegisteredTool { spec, published, input, output, handler }));
         Ok(())

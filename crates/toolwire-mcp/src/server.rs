@@ -24,7 +24,7 @@ use toolwire_core::{ErrorCode, McpRevision, Phase, StoredLink, Timestamp, ToolEr
 use crate::registry::{CallContext, Principal, RegisteredTool, Registry};
 use crate::render::{self, RenderContext};
 use crate::store::{MemoryStore, ResultStore, StoredRecord};
-use crate::validate::ValidationMode;
+use toolwire_core::ValidationMode;
 
 /// The template of stored-result links (`resources/templates/list`).
 pub const STORED_RESULT_TEMPLATE: &str = "toolwire://results/{id}{?exp,kid,sig}";
@@ -232,22 +232,24 @@ impl McpServer {
         Ok(self.check_output(tool, result))
     }
 
-    /// Validates a success's data against the declared schema (DESIGN §5 "Validating").
+    /// Checks a success's data against the declared schema (DESIGN §5 "Validating").
     fn check_output(&self, tool: &RegisteredTool, result: ToolResult) -> ToolResult {
-        let (Some(schema), Some(data)) = (&tool.output, result.data()) else { return result };
-        if result.is_failure() || self.gateway.config.validation == ValidationMode::Off {
+        let mode = self.gateway.config.validation;
+        if mode == ValidationMode::Off {
             return result;
         }
-        let violations = schema.violations(data);
-        let Some((path, message)) = violations.into_iter().next() else { return result };
-        let path = if path.is_empty() { "/".to_owned() } else { path };
-        if self.gateway.config.validation == ValidationMode::Warn {
-            tracing::warn!(tool = %tool.spec.name, %path, %message, "data does not match the output schema");
+        let Err(violation) = tool.output.check(&result) else { return result };
+        let path = if violation.path.is_empty() { "/".to_owned() } else { violation.path };
+        if mode == ValidationMode::Warn {
+            tracing::warn!(tool = %tool.spec.name, %path, message = %violation.message, "data does not match the output schema");
             return result;
         }
         ToolResult::failure(ToolError::new(
             ErrorCode::ToolError,
-            format!("The tool's data does not match its output schema at {path}: {message}"),
+            format!(
+                "The tool's data does not match its output schema at {path}: {}",
+                violation.message
+            ),
         ))
     }
 
@@ -266,7 +268,7 @@ impl McpServer {
             prefix: &config.prefix,
             server_name: &config.server_name,
             now,
-            output_schema: tool.spec.output_schema.as_ref(),
+            output_schema: tool.output.declared(),
             shape: tool.spec.shape,
             input_schema: tool.spec.input_schema.as_ref().unwrap_or(&Value::Null),
         };
@@ -290,7 +292,7 @@ impl McpServer {
                 let link = StoredLink::new(uri)
                     .size(bytes as u64)
                     .expires_at(expires_at);
-                stub(result, link, bytes, limit, tool.spec.output_schema.is_some(), now)
+                stub(result, link, bytes, limit, tool.output.declared().is_some(), now)
             }
             Err(error) => {
                 tracing::error!(tool = %tool.spec.name, %error, "could not store an over-limit result");

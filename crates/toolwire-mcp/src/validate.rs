@@ -5,31 +5,6 @@ use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::Value;
 
-/// What happens when a tool's data does not match its declared output schema.
-#[non_exhaustive]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ValidationMode {
-    /// The mismatch becomes a `tool_error` failure naming the violated path (default).
-    #[default]
-    Enforce,
-    /// The mismatch is logged and the result sent.
-    Warn,
-    /// No check.
-    Off,
-}
-
-impl ValidationMode {
-    /// `enforce`, `warn` or `off`.
-    pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "enforce" => Some(Self::Enforce),
-            "warn" => Some(Self::Warn),
-            "off" => Some(Self::Off),
-            _ => None,
-        }
-    }
-}
-
 /// A schema compiled once, at registration.
 pub(crate) struct CompiledSchema {
     validator: jsonschema::Validator,
@@ -72,18 +47,6 @@ pub(crate) fn schema_for_output<T: JsonSchema>() -> Value {
     derived::<T>(SchemaSettings::draft2020_12().for_serialize())
 }
 
-/// True for a declaration that accepts every value (`true`, `{}`, or only annotations), which
-/// counts as no declared outputs.
-pub(crate) fn accepts_everything(schema: &Value) -> bool {
-    match schema {
-        Value::Bool(accept) => *accept,
-        Value::Object(map) => {
-            map.keys().all(|k| matches!(k.as_str(), "$schema" | "$id" | "title" | "description"))
-        }
-        _ => false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -108,13 +71,5 @@ mod tests {
     fn remote_refs_do_not_compile() {
         let compiled = CompiledSchema::compile(&json!({"$ref": "https://example.com/s.json"}));
         assert!(compiled.is_err());
-    }
-
-    #[test]
-    fn annotation_only_schemas_declare_nothing() {
-        assert!(accepts_everything(&json!(true)));
-        assert!(accepts_everything(&json!({})));
-        assert!(accepts_everything(&json!({"title": "x", "$schema": "y"})));
-        assert!(!accepts_everything(&json!({"type": "object"})));
     }
 }

@@ -10,7 +10,8 @@ use super::contract::kind_of;
 use super::{WireViolation, index, pointer};
 use crate::target::A2aVersion;
 
-const TASK_KEYS_0_3: &[&str] = &["kind", "id", "contextId", "status", "history", "artifacts", "metadata"];
+const TASK_KEYS_0_3: &[&str] =
+    &["kind", "id", "contextId", "status", "history", "artifacts", "metadata"];
 const STATUS_KEYS_0_3: &[&str] = &["state", "message", "timestamp"];
 const MESSAGE_KEYS_0_3: &[&str] = &[
     "kind",
@@ -23,7 +24,8 @@ const MESSAGE_KEYS_0_3: &[&str] = &[
     "extensions",
     "referenceTaskIds",
 ];
-const ARTIFACT_KEYS_0_3: &[&str] = &["artifactId", "name", "description", "parts", "metadata", "extensions"];
+const ARTIFACT_KEYS_0_3: &[&str] =
+    &["artifactId", "name", "description", "parts", "metadata", "extensions"];
 const FILE_KEYS_0_3: &[&str] = &["bytes", "uri", "name", "mimeType"];
 
 const PAYLOADS_1_0: &[&str] = &["text", "raw", "url", "data"];
@@ -141,7 +143,9 @@ fn part_1_0(part: &Map<String, Value>, path: &str, out: &mut Vec<WireViolation>)
         let found = if present.is_empty() { "none".to_owned() } else { present.join(", ") };
         out.push(WireViolation::new(
             path,
-            format!("a 1.0 part carries exactly one of `text`, `raw`, `url` and `data`; found {found}"),
+            format!(
+                "a 1.0 part carries exactly one of `text`, `raw`, `url` and `data`; found {found}"
+            ),
         ));
     }
 }

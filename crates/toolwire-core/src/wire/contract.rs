@@ -11,8 +11,8 @@ use super::{WireViolation, index, pointer};
 use crate::grammar;
 use crate::target::McpRevision;
 
-use McpRevision::{V2024_11_05 as R0, V2025_03_26 as R1, V2025_06_18 as R2, V2025_11_25 as R3};
 use McpRevision::V2026_07_28 as R4;
+use McpRevision::{V2024_11_05 as R0, V2025_03_26 as R1, V2025_06_18 as R2, V2025_11_25 as R3};
 
 /// A key and the first revision that has it.
 type Since = (&'static str, McpRevision);
@@ -47,13 +47,8 @@ const ANNOTATION_KEYS: &[Since] = &[("audience", R0), ("priority", R0), ("lastMo
 const ICON_KEYS: &[Since] = &[("src", R3), ("mimeType", R3), ("sizes", R3), ("theme", R3)];
 
 /// Block types a `CallToolResult` may carry, with the first revision that has each.
-const BLOCK_TYPES: &[Since] = &[
-    ("text", R0),
-    ("image", R0),
-    ("audio", R1),
-    ("resource_link", R2),
-    ("resource", R0),
-];
+const BLOCK_TYPES: &[Since] =
+    &[("text", R0), ("image", R0), ("audio", R1), ("resource_link", R2), ("resource", R0)];
 
 /// Keys the revision itself defines on a result's `_meta`; they pass the reserved-prefix rule.
 fn result_meta_exempt(revision: McpRevision, key: &str) -> bool {
@@ -119,13 +114,24 @@ pub(crate) fn mcp_violations(revision: McpRevision, value: &Value, out: &mut Vec
     }
 }
 
-fn block_violations(revision: McpRevision, block: &Value, path: &str, out: &mut Vec<WireViolation>) {
+fn block_violations(
+    revision: McpRevision,
+    block: &Value,
+    path: &str,
+    out: &mut Vec<WireViolation>,
+) {
     let Some(fields) = block.as_object() else {
-        out.push(WireViolation::new(path, format!("a content block is an object, found {}", kind_of(block))));
+        out.push(WireViolation::new(
+            path,
+            format!("a content block is an object, found {}", kind_of(block)),
+        ));
         return;
     };
     let Some(kind) = fields.get("type").and_then(Value::as_str) else {
-        out.push(WireViolation::new(pointer(path, "type"), "missing: every content block has a string `type`"));
+        out.push(WireViolation::new(
+            pointer(path, "type"),
+            "missing: every content block has a string `type`",
+        ));
         return;
     };
     match BLOCK_TYPES.iter().find(|(name, _)| *name == kind) {
@@ -161,7 +167,14 @@ fn block_violations(revision: McpRevision, block: &Value, path: &str, out: &mut 
     known_keys(fields, keys, revision, &what, path, out);
 
     if let Some(Value::Object(annotations)) = fields.get("annotations") {
-        known_keys(annotations, ANNOTATION_KEYS, revision, "`annotations`", &pointer(path, "annotations"), out);
+        known_keys(
+            annotations,
+            ANNOTATION_KEYS,
+            revision,
+            "`annotations`",
+            &pointer(path, "annotations"),
+            out,
+        );
     }
     if revision >= R2
         && let Some(meta) = fields.get("_meta")
@@ -173,7 +186,14 @@ fn block_violations(revision: McpRevision, block: &Value, path: &str, out: &mut 
     {
         for (i, icon) in icons.iter().enumerate() {
             if let Value::Object(icon) = icon {
-                known_keys(icon, ICON_KEYS, revision, "an icon", &index(&pointer(path, "icons"), i), out);
+                known_keys(
+                    icon,
+                    ICON_KEYS,
+                    revision,
+                    "an icon",
+                    &index(&pointer(path, "icons"), i),
+                    out,
+                );
             }
         }
     }
@@ -232,7 +252,10 @@ fn meta_keys(
     out: &mut Vec<WireViolation>,
 ) {
     let Value::Object(meta) = meta else {
-        out.push(WireViolation::new(path, format!("`_meta` is an object, found {}", kind_of(meta))));
+        out.push(WireViolation::new(
+            path,
+            format!("`_meta` is an object, found {}", kind_of(meta)),
+        ));
         return;
     };
     for key in meta.keys() {

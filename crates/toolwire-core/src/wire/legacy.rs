@@ -135,7 +135,10 @@ fn meta_violations(meta: &Value, out: &mut Vec<WireViolation>) {
             }
         };
         if let Err(expected) = expected {
-            out.push(WireViolation::new(path, format!("`{key}` is {expected}, found {}", kind_of(value))));
+            out.push(WireViolation::new(
+                path,
+                format!("`{key}` is {expected}, found {}", kind_of(value)),
+            ));
         }
     }
 }

@@ -121,7 +121,9 @@ fn parse_object(wire: &str, what: &str) -> Result<Value, WireViolation> {
     match serde_json::from_str::<Value>(wire) {
         Ok(value) if value.is_object() => Ok(value),
         Ok(_) => Err(WireViolation::new("", format!("{what} must be a JSON object"))),
-        Err(err) => Err(WireViolation::new("", format!("not JSON ({err}); expected {what} object"))),
+        Err(err) => {
+            Err(WireViolation::new("", format!("not JSON ({err}); expected {what} object")))
+        }
     }
 }
 

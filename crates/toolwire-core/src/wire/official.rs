@@ -82,7 +82,9 @@ impl Official {
 
 /// The alternative of an `anyOf` the instance was meant for: among those whose discriminator
 /// (`const`, such as a block's `type`) matched, the one with strictly the fewest errors.
-fn intended_branch<'e>(context: &'e [Vec<ValidationError<'static>>]) -> Option<&'e [ValidationError<'static>]> {
+fn intended_branch<'e>(
+    context: &'e [Vec<ValidationError<'static>>],
+) -> Option<&'e [ValidationError<'static>]> {
     let mut candidates: Vec<&Vec<ValidationError<'static>>> = context
         .iter()
         .filter(|errors| {

@@ -29,6 +29,7 @@
 //! # Ok::<(), toolwire_mcp::RegistryError>(())
 //! ```
 
+pub mod conformance;
 mod publish;
 mod registry;
 mod render;

@@ -17,10 +17,17 @@ use rmcp::model::{
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceTemplate,
     ResultType, ServerCapabilities, ServerConfig,
 };
+#[allow(deprecated)]
+// logging (SetLevelRequestParams) is deprecated by SEP-2577; the suite tests it
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
+    ListPromptsResult, SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
+};
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
 use toolwire_core::{ErrorCode, McpRevision, Phase, StoredLink, Timestamp, ToolError, ToolResult};
 
+use crate::conformance::Conformance;
 use crate::registry::{CallContext, Principal, RegisteredTool, Registry};
 use crate::render::{self, RenderContext};
 use crate::store::{MemoryStore, ResultStore, StoredRecord};
@@ -52,6 +59,8 @@ pub struct GatewayConfig {
     pub default_principal: Principal,
     /// Where results over the limit are stored.
     pub store: Arc<dyn ResultStore>,
+    /// The conformance fixtures' resources, prompts and completions (`serve --conformance`).
+    pub conformance: Option<Conformance>,
 }
 
 impl Default for GatewayConfig {
@@ -65,6 +74,7 @@ impl Default for GatewayConfig {
             server_name: "toolwire".into(),
             default_principal: Principal::anonymous(),
             store: Arc::new(MemoryStore::new()),
+            conformance: None,
         }
     }
 }
@@ -110,8 +120,12 @@ pub struct Gateway {
 impl Gateway {
     /// A gateway serving `registry`.
     pub fn new(registry: Registry, config: GatewayConfig) -> Arc<Self> {
+        let capabilities = match &config.conformance {
+            Some(_) => crate::conformance::capabilities(),
+            None => json!({"tools": {}, "resources": {}}),
+        };
         let capabilities: ServerCapabilities =
-            serde_json::from_value(json!({"tools": {}, "resources": {}})).unwrap_or_default();
+            serde_json::from_value(capabilities).unwrap_or_default();
         let info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(&config.server_name, env!("CARGO_PKG_VERSION")));
         Arc::new(Self { registry, config, info, legacy: LegacyCounter::default() })
@@ -409,7 +423,8 @@ impl rmcp::ServerHandler for McpServer {
         };
         let principal = principal_of(&ctx, &self.gateway);
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let context = CallContext::new(&name, principal.clone(), revision, ctx.id.to_string());
+        let context = CallContext::new(&name, principal.clone(), revision, ctx.id.to_string())
+            .with_request(ctx.clone());
         let result = match self.run_tool(&tool, arguments, context).await {
             Ok(result) => result,
             Err(error) => {
@@ -454,7 +469,10 @@ impl rmcp::ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(ListResourcesResult::with_all_items(Vec::new()))
+        let fixtures = self.gateway.config.conformance.as_ref();
+        Ok(ListResourcesResult::with_all_items(
+            fixtures.map(Conformance::resources).unwrap_or_default(),
+        ))
     }
 
     async fn list_resource_templates(
@@ -468,7 +486,11 @@ impl rmcp::ServerHandler for McpServer {
                 "A tool result too large to send inline, readable by the principal that produced it until its link expires.",
             )
             .with_mime_type("application/json");
-        Ok(ListResourceTemplatesResult::with_all_items(vec![template]))
+        let mut templates = vec![template];
+        if let Some(fixtures) = &self.gateway.config.conformance {
+            templates.extend(fixtures.templates());
+        }
+        Ok(ListResourceTemplatesResult::with_all_items(templates))
     }
 
     async fn read_resource(
@@ -479,6 +501,9 @@ impl rmcp::ServerHandler for McpServer {
         let revision = revision_of(&ctx)?;
         let principal = principal_of(&ctx, &self.gateway);
         let uri = request.uri;
+        if let Some(fixture) = self.gateway.config.conformance.as_ref().and_then(|f| f.read(&uri)) {
+            return Ok(ReadResourceResponse::Complete(fixture));
+        }
         let now = now();
         let not_found =
             || ErrorData::resource_not_found("Resource not found", Some(json!({"uri": uri})));
@@ -502,5 +527,69 @@ impl rmcp::ServerHandler for McpServer {
             result.cache_scope = Some(CacheScope::Private);
         }
         Ok(ReadResourceResponse::Complete(result))
+    }
+
+    // Prompts, completion, logging and subscriptions exist only with the conformance fixtures;
+    // without them each is method-not-found, as rmcp's defaults answer.
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let fixtures = self.fixtures::<rmcp::model::ListPromptsRequestMethod>()?;
+        Ok(ListPromptsResult::with_all_items(fixtures.prompts()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let fixtures = self.fixtures::<rmcp::model::GetPromptRequestMethod>()?;
+        fixtures.prompt(&request).map(GetPromptResponse::Complete)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.fixtures::<rmcp::model::CompleteRequestMethod>()?.complete(&request)
+    }
+
+    #[allow(deprecated)] // logging is deprecated by SEP-2577; the suite still tests it
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.fixtures::<rmcp::model::SetLevelRequestMethod>()?.set_level(request.level);
+        Ok(())
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.fixtures::<rmcp::model::SubscribeRequestMethod>()?.subscribe(request.uri);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.fixtures::<rmcp::model::UnsubscribeRequestMethod>()?.unsubscribe(&request.uri);
+        Ok(())
+    }
+}
+
+impl McpServer {
+    /// The conformance fixtures, or method-not-found for `M` when they are off.
+    fn fixtures<M: rmcp::model::ConstString>(&self) -> Result<&Conformance, ErrorData> {
+        self.gateway.config.conformance.as_ref().ok_or_else(ErrorData::method_not_found::<M>)
     }
 }

@@ -21,15 +21,16 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use rmcp::ErrorData;
 use rmcp::model::{
-    ClientResult, CompleteRequestParams, CompleteResult, CompletionInfo, ContentBlock,
-    CreateMessageRequestParams, ElicitRequestParams, ElicitationSchema, GetPromptRequestParams,
-    GetPromptResult, LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam,
-    Prompt, PromptArgument, PromptMessage, ReadResourceResult, Reference, Request, Resource,
-    ResourceContents, ResourceTemplate, Role, SamplingMessage, ServerRequest,
+    ClientCapabilities, ClientResult, CompleteRequestParams, CompleteResult, CompletionInfo,
+    ContentBlock, CreateMessageRequestParams, ElicitRequestParams, ElicitationSchema,
+    GetPromptRequestParams, GetPromptResult, LoggingLevel, LoggingMessageNotificationParam,
+    ProgressNotificationParam, Prompt, PromptArgument, PromptMessage, ReadResourceResult,
+    Reference, Request, Resource, ResourceContents, ResourceTemplate, Role, SamplingCapability,
+    SamplingMessage, ServerRequest, SubscriptionFilter,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
-use toolwire_core::{ErrorCode, Part, ToolError, ToolResult};
+use toolwire_core::{ErrorCode, McpRevision, Part, ToolError, ToolResult};
 
 use crate::registry::{CallContext, DynTool, Registry, RegistryError, ToolFuture, ToolSpec};
 
@@ -115,10 +116,16 @@ impl Conformance {
                 Arc::new(Fixed(build)),
             )?;
         }
-        let live: [(&str, &str, Value, Live); 7] = [
+        let live: [(&str, &str, Value, Live); 10] = [
             (
                 "test_tool_with_logging",
                 "Sends three info log messages while it runs.",
+                empty(),
+                Live::Logging(Arc::clone(&self.state)),
+            ),
+            (
+                "test_logging_tool",
+                "Sends three info log messages, only to clients that asked for logs (2026-07-28: the request's logLevel).",
                 empty(),
                 Live::Logging(Arc::clone(&self.state)),
             ),
@@ -161,6 +168,18 @@ impl Conformance {
                 Live::Elicitation(Elicitation::Enums),
             ),
             (
+                "test_streaming_elicitation",
+                "Asks the user for a username and an email while the call is open.",
+                empty(),
+                Live::Elicitation(Elicitation::Simple),
+            ),
+            (
+                "test_missing_capability",
+                "Needs the client's sampling capability; refused with -32021 when it was not declared.",
+                empty(),
+                Live::Sampling,
+            ),
+            (
                 "test_reconnection",
                 "Answers after a short delay (SSE polling).",
                 empty(),
@@ -200,6 +219,27 @@ impl Conformance {
             Arc::new(HeaderEcho),
         )?;
         Ok(())
+    }
+
+    /// The JSON-RPC error that refuses a fixture call before it runs: `test_missing_capability`
+    /// needs the client's sampling capability and answers -32021 (naming it) without it.
+    pub(crate) fn refuse(
+        &self,
+        tool: &str,
+        request: &RequestContext<RoleServer>,
+    ) -> Option<ErrorData> {
+        let declared = request.client_capabilities().is_some_and(|caps| caps.sampling.is_some());
+        (tool == "test_missing_capability" && !declared).then(|| {
+            let mut required = ClientCapabilities::default();
+            required.sampling = Some(SamplingCapability::default());
+            ErrorData::missing_required_client_capability(required)
+        })
+    }
+
+    /// `subscriptions/listen` (2026-07-28): every requested notification kind is accepted; rmcp
+    /// narrows the filter to what the capabilities announce.
+    pub(crate) fn subscription_filter(&self, requested: &SubscriptionFilter) -> SubscriptionFilter {
+        requested.clone()
     }
 
     /// `resources/list`: the two static resources.
@@ -517,12 +557,29 @@ enum Live {
 impl DynTool for Live {
     fn call(&self, arguments: Value, context: CallContext) -> ToolFuture {
         let kind = match self {
-            Live::Logging(state) => LiveCall::Logging(*lock(&state.level)),
+            Live::Logging(state) => {
+                LiveCall::Logging(if context.revision() >= McpRevision::V2026_07_28 {
+                    // 2026-07-28 has no logging/setLevel: only the request's own `_meta` opts in.
+                    None
+                } else {
+                    Some(*lock(&state.level))
+                })
+            }
             Live::Progress => LiveCall::Progress,
             Live::Sampling => LiveCall::Sampling,
             Live::Elicitation(which) => LiveCall::Elicitation(*which),
             Live::Delay => LiveCall::Delay,
         };
+        let asks_client = matches!(kind, LiveCall::Sampling | LiveCall::Elicitation(_));
+        if asks_client && context.revision() >= McpRevision::V2026_07_28 {
+            // 2026-07-28 forbids server-to-client requests; its replacement, an input_required
+            // result (MRTR), is not something toolwire's tools produce.
+            let refusal = ToolError::new(
+                ErrorCode::ToolError,
+                "This tool asks the client for input mid-call, which 2026-07-28 does not allow; use a handshake revision (2025-11-25).",
+            );
+            return Box::pin(async move { Ok(ToolResult::failure(refusal)) });
+        }
         Box::pin(async move {
             let Some(request) = context.request().cloned() else {
                 return Ok(ToolResult::failure(ToolError::new(
@@ -536,7 +593,9 @@ impl DynTool for Live {
 }
 
 enum LiveCall {
-    Logging(LoggingLevel),
+    /// The level set with logging/setLevel; `None` on 2026-07-28, where only the request's
+    /// `_meta` logLevel opts in (SEP-2577).
+    Logging(Option<LoggingLevel>),
     Progress,
     Sampling,
     Elicitation(Elicitation),
@@ -567,9 +626,7 @@ impl LiveCall {
         let peer = &request.peer;
         match self {
             LiveCall::Logging(level) => {
-                // On 2026-07-28 the request's own `_meta` opts in (SEP-2577); before, the level
-                // the client set with logging/setLevel applies.
-                let threshold = request.meta.log_level().unwrap_or(level);
+                let threshold = request.meta.log_level().or(level);
                 for (i, message) in
                     ["Tool execution started", "Tool processing data", "Tool execution completed"]
                         .into_iter()
@@ -578,7 +635,7 @@ impl LiveCall {
                     if i > 0 {
                         tokio::time::sleep(STEP).await;
                     }
-                    if severity(LoggingLevel::Info) >= severity(threshold) {
+                    if threshold.is_some_and(|t| severity(LoggingLevel::Info) >= severity(t)) {
                         let note = LoggingMessageNotificationParam::new(
                             LoggingLevel::Info,
                             json!(message),
@@ -773,7 +830,7 @@ mod tests {
         let mut registry = Registry::new();
         let fixtures = Conformance::new();
         assert!(fixtures.register_tools(&mut registry).is_ok());
-        assert_eq!(registry.len(), 15);
+        assert_eq!(registry.len(), 18);
         assert!(registry.names().any(|n| n == HEADER_TOOL));
     }
 

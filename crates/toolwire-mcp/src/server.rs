@@ -421,6 +421,11 @@ impl rmcp::ServerHandler for McpServer {
             tracing::info!(tool = %name, revision = revision.as_str(), outcome = "unknown_tool", "tools/call");
             return Err(ErrorData::invalid_params(format!("Unknown tool: {name}"), None));
         };
+        if let Some(refusal) =
+            self.gateway.config.conformance.as_ref().and_then(|f| f.refuse(&name, &ctx))
+        {
+            return Err(refusal);
+        }
         let principal = principal_of(&ctx, &self.gateway);
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let context = CallContext::new(&name, principal.clone(), revision, ctx.id.to_string())
@@ -575,6 +580,14 @@ impl rmcp::ServerHandler for McpServer {
     ) -> Result<(), ErrorData> {
         self.fixtures::<rmcp::model::SubscribeRequestMethod>()?.subscribe(request.uri);
         Ok(())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        let fixtures = self.gateway.config.conformance.as_ref()?;
+        Some(fixtures.subscription_filter(requested))
     }
 
     async fn unsubscribe(

@@ -18,6 +18,7 @@ Exits 0 when every check passed, 1 otherwise.
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 import re
@@ -38,6 +39,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 REVISION = "2026-07-28"
+KEYS_ENV = "TOOLWIRE_SIGNING_KEYS"
 WRITER = "writer-" + secrets.token_hex(8)
 READER = "reader-" + secrets.token_hex(8)
 
@@ -61,28 +63,34 @@ def wait_for_port(port: int, proc: subprocess.Popen[bytes], what: str, timeout: 
     raise RuntimeError(f"{what} did not listen on {port} within {timeout} s")
 
 
-def write_config(path: Path, redis_url: str, keys: list[dict[str, str]]) -> None:
-    """One node's config: the shared Redis store, the shared signing keys, two tokens."""
-    lines = [
-        "[store]",
-        f'url = "{redis_url}"',
-        "",
-    ]
-    for key in keys:
-        lines += ["[[signing_keys]]", f'id = "{key["id"]}"', f'secret = "{key["secret"]}"', ""]
-    lines += [
-        "[[tokens]]",
-        f'token = "{WRITER}"',
-        'principal = "writer"',
-        'privileges = ["catalog:write"]',
-        "",
-        "[[tokens]]",
-        f'token = "{READER}"',
-        'principal = "reader"',
-        "privileges = []",
-        "",
-    ]
-    path.write_text("\n".join(lines))
+def write_config(path: Path, redis_url: str) -> None:
+    """One node's config: the shared Redis store, keys from the environment, two tokens."""
+    path.write_text(
+        "\n".join(
+            [
+                "[store]",
+                f'url = "{redis_url}"',
+                f'signing_keys_env = "{KEYS_ENV}"',
+                "",
+                "[[auth.tokens]]",
+                f'token = "{WRITER}"',
+                'principal = "writer"',
+                'privileges = ["catalog:write"]',
+                "",
+                "[[auth.tokens]]",
+                f'token = "{READER}"',
+                'principal = "reader"',
+                "privileges = []",
+                "",
+            ]
+        )
+    )
+
+
+def signing_keys() -> str:
+    """One key set for every node (the JSON form `TOOLWIRE_SIGNING_KEYS` holds)."""
+    secret = base64.urlsafe_b64encode(secrets.token_bytes(32)).rstrip(b"=").decode()
+    return json.dumps({"keys": [{"kid": "multinode-1", "secret": secret}]})
 
 
 class RoundRobin(httpx2.AsyncBaseTransport):
@@ -194,12 +202,12 @@ def main(argv: list[str]) -> int:
             stdout=subprocess.DEVNULL,
         )
         wait_for_port(redis_port, procs["redis"], "redis-server")
-        keys = [{"id": "k1", "secret": secrets.token_urlsafe(32)}]
+        env = dict(os.environ, **{KEYS_ENV: signing_keys()})
         ports = [free_port(), free_port()]
         by_port: dict[int, str] = {}
         for name, port in zip(["a", "b"], ports):
             config = tmp / f"node-{name}.toml"
-            write_config(config, f"redis://127.0.0.1:{redis_port}/", keys)
+            write_config(config, f"redis://127.0.0.1:{redis_port}/")
             data = tmp / f"data-{name}"
             data.mkdir()
             log = open(tmp / f"node-{name}.log", "wb")
@@ -207,6 +215,7 @@ def main(argv: list[str]) -> int:
                 [binary, "serve", "--config", str(config), "--listen", f"127.0.0.1:{port}", "--data-dir", str(data)],
                 stdout=log,
                 stderr=subprocess.STDOUT,
+                env=env,
             )
             by_port[port] = name
         for port, name in by_port.items():

@@ -7,16 +7,27 @@
 
 pub mod error;
 pub mod grammar;
+pub mod layout;
+pub mod legacy;
 pub mod link;
+pub mod lower;
+pub mod mapper;
 pub mod meta;
+pub mod parse;
 pub mod part;
 pub mod result;
 pub mod schema;
 pub mod timestamp;
+pub mod v1;
 
 pub use error::{ErrorCode, ToolError};
 pub use link::StoredLink;
+pub use mapper::{
+    ConfigError, MapperConfig, NeedsOffload, Output, OutputMapper, RenderContext, RenderError,
+    Rendered,
+};
 pub use meta::{Extensions, Metadata, Pagination, Query};
+pub use parse::{ParseError, parse_any};
 pub use part::{
     BinaryPart, EmbeddedResourcePart, Part, ResourceContents, ResourceLinkPart, TextPart,
 };

@@ -24,9 +24,9 @@
 //!         Ok::<_, ToolError>(AddOutput { sum: input.a + input.b })
 //!     },
 //! )?;
-//! let gateway = Gateway::new(tools, GatewayConfig::default());
+//! let gateway = Gateway::new(tools, GatewayConfig::in_memory()?);
 //! let _server = toolwire_mcp::McpServer::new(gateway);
-//! # Ok::<(), toolwire_mcp::RegistryError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 pub mod conformance;
@@ -34,15 +34,11 @@ mod publish;
 mod registry;
 mod render;
 mod server;
-mod store;
 mod validate;
 
 pub use registry::{
     CallContext, DynTool, InternalError, IntoToolResult, Principal, Registry, RegistryError,
     ToolFuture, ToolSpec, ToolSpecError,
 };
-pub use server::{
-    DEFAULT_LIMIT, Gateway, GatewayConfig, LegacyCounter, McpServer, STORED_RESULT_TEMPLATE,
-};
-pub use store::{MemoryStore, ResultStore, StoreError, StoredRecord};
+pub use server::{Gateway, GatewayConfig, LegacyCounter, McpServer, STORED_RESULT_TEMPLATE};
 pub use toolwire_core::ValidationMode;

@@ -3,7 +3,6 @@
 //! rmcp's HTTP service builds a handler for every POST and asks `get_tool` on every call, so
 //! [`McpServer`] is one `Arc` clone and everything else was built at registration.
 
-use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -25,57 +24,62 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
-use toolwire_core::{ErrorCode, McpRevision, Phase, StoredLink, Timestamp, ToolError, ToolResult};
+use toolwire_core::{
+    MapperConfig, McpRevision, NeedsOffload, Output, OutputMapper, Phase, Query, RenderContext,
+    Rendered, StoredLink, Target, Timestamp, ToolError, ToolResult,
+};
+use toolwire_store::{KeyError, KeySet, LinkSigner, MemoryStore, Record, StoredResults};
 
 use crate::conformance::Conformance;
 use crate::registry::{CallContext, Principal, RegisteredTool, Registry};
-use crate::render::{self, RenderContext};
-use crate::store::{MemoryStore, ResultStore, StoredRecord};
-use toolwire_core::ValidationMode;
+use crate::render;
 
 /// The template of stored-result links (`resources/templates/list`).
-pub const STORED_RESULT_TEMPLATE: &str = "toolwire://results/{id}{?exp,kid,sig}";
+pub const STORED_RESULT_TEMPLATE: &str = toolwire_store::URI_TEMPLATE;
 
-/// The default size limit of every MCP target, in bytes.
-pub const DEFAULT_LIMIT: u64 = 262_144;
-
-/// How the gateway renders, limits, stores and names itself.
+/// How the gateway renders, stores and names itself.
 #[non_exhaustive]
 #[derive(Clone)]
 pub struct GatewayConfig {
     /// `compat` (envelope first, default) or `spec`.
     pub phase: Phase,
-    /// The `_meta` prefix (default `dev.toolwire`).
-    pub prefix: String,
-    /// Size limits per revision (default [`DEFAULT_LIMIT`] each).
-    pub limits: BTreeMap<McpRevision, u64>,
-    /// What to do when data does not match its output schema.
-    pub validation: ValidationMode,
+    /// The mapper: `_meta` prefix, limits per target, validation mode, server info.
+    pub mapper: OutputMapper,
+    /// The server name in `initialize` and `server/discover` (give the mapper the same one).
+    pub server_name: String,
     /// How long stored results stay readable.
     pub link_ttl: Duration,
-    /// The server name in `initialize`, `server/discover` and 2026 results.
-    pub server_name: String,
+    /// Send an over-limit result inline (with a warning) when the store fails, instead of a
+    /// `tool_error` failure.
+    pub offload_fallback_inline: bool,
     /// The principal of a request that carries none (stdio, or HTTP without authentication).
     pub default_principal: Principal,
-    /// Where results over the limit are stored.
-    pub store: Arc<dyn ResultStore>,
+    /// Where results over the limit are stored, and the signer of their links.
+    pub stored: StoredResults,
     /// The conformance fixtures' resources, prompts and completions (`serve --conformance`).
     pub conformance: Option<Conformance>,
 }
 
-impl Default for GatewayConfig {
-    fn default() -> Self {
+impl GatewayConfig {
+    /// Compat phase, the default mapper, one-hour links, anonymous callers, and `stored`.
+    pub fn new(stored: StoredResults) -> Self {
         Self {
             phase: Phase::Compat,
-            prefix: "dev.toolwire".into(),
-            limits: McpRevision::ALL.into_iter().map(|r| (r, DEFAULT_LIMIT)).collect(),
-            validation: ValidationMode::Enforce,
-            link_ttl: Duration::from_secs(3600),
+            mapper: OutputMapper::new(MapperConfig::default()),
             server_name: "toolwire".into(),
+            link_ttl: Duration::from_secs(3600),
+            offload_fallback_inline: false,
             default_principal: Principal::anonymous(),
-            store: Arc::new(MemoryStore::new()),
+            stored,
             conformance: None,
         }
+    }
+
+    /// Like [`GatewayConfig::new`] with results kept in process memory under a fresh random key
+    /// (examples and tests; links die with the process).
+    pub fn in_memory() -> Result<Self, KeyError> {
+        let signer = LinkSigner::new(KeySet::generate()?);
+        Ok(Self::new(StoredResults::new(Arc::new(MemoryStore::new()), signer)))
     }
 }
 
@@ -83,13 +87,13 @@ impl std::fmt::Debug for GatewayConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GatewayConfig")
             .field("phase", &self.phase)
-            .field("prefix", &self.prefix)
-            .field("limits", &self.limits)
-            .field("validation", &self.validation)
-            .field("link_ttl", &self.link_ttl)
+            .field("mapper", &self.mapper)
             .field("server_name", &self.server_name)
+            .field("link_ttl", &self.link_ttl)
+            .field("offload_fallback_inline", &self.offload_fallback_inline)
             .field("default_principal", &self.default_principal)
-            .finish_non_exhaustive()
+            .field("stored", &self.stored)
+            .finish()
     }
 }
 
@@ -205,13 +209,6 @@ fn invalid_arguments(tool: &str, violations: Vec<(String, String)>) -> ToolResul
     ))
 }
 
-/// What one call produced, for the log line.
-struct Outcome {
-    result: Value,
-    offloaded: bool,
-    bytes: usize,
-}
-
 impl McpServer {
     async fn run_tool(
         &self,
@@ -229,10 +226,7 @@ impl McpServer {
             return Ok(invalid_arguments(&name, violations));
         }
         let handler = tool.handler.clone();
-        let internal = |why: &str| {
-            ErrorData::internal_error(format!("tool {name} failed with an internal error"), None)
-                .tap_log(&name, why)
-        };
+        let internal = |why: &str| internal(&name, why);
         let future =
             match std::panic::catch_unwind(AssertUnwindSafe(|| handler.call(arguments, context))) {
                 Ok(future) => future,
@@ -243,142 +237,77 @@ impl McpServer {
             Ok(Err(error)) => return Err(internal(&error.to_string())),
             Err(_) => return Err(internal("panicked")),
         };
-        Ok(self.check_output(tool, result))
+        Ok(result)
     }
 
-    /// Checks a success's data against the declared schema (DESIGN §5 "Validating").
-    fn check_output(&self, tool: &RegisteredTool, result: ToolResult) -> ToolResult {
-        let mode = self.gateway.config.validation;
-        if mode == ValidationMode::Off {
-            return result;
-        }
-        let Err(violation) = tool.output.check(&result) else { return result };
-        let path = if violation.path.is_empty() { "/".to_owned() } else { violation.path };
-        if mode == ValidationMode::Warn {
-            tracing::warn!(tool = %tool.spec.name, %path, message = %violation.message, "data does not match the output schema");
-            return result;
-        }
-        ToolResult::failure(ToolError::new(
-            ErrorCode::ToolError,
-            format!(
-                "The tool's data does not match its output schema at {path}: {}",
-                violation.message
-            ),
-        ))
-    }
-
+    /// Renders through the mapper for `revision`; over the limit, stores the v1 bytes bound to
+    /// `principal` and finishes the render with the signed link.
     async fn render(
         &self,
         tool: &RegisteredTool,
         result: &ToolResult,
         revision: McpRevision,
         principal: &Principal,
-    ) -> Result<Outcome, ErrorData> {
+        query: Query,
+    ) -> Result<Output, ErrorData> {
         let config = &self.gateway.config;
         let now = now();
-        let cx = RenderContext {
-            revision,
-            phase: config.phase,
-            prefix: &config.prefix,
-            server_name: &config.server_name,
-            now,
-            output_schema: tool.output.declared(),
-            shape: tool.spec.shape,
-            input_schema: tool.spec.input_schema.as_ref().unwrap_or(&Value::Null),
+        let input_schema = tool.spec.input_schema.as_ref().unwrap_or(&Value::Null);
+        let cx = RenderContext::new(&tool.spec.name, now)
+            .output(&tool.output)
+            .input_schema(input_schema)
+            .query(query);
+        let rendered = config
+            .mapper
+            .render(result, Target::Mcp(revision), config.phase, &cx)
+            .map_err(|e| internal(&tool.spec.name, &e.to_string()))?;
+        let output = match rendered {
+            Rendered::Complete(output) => output,
+            Rendered::NeedsOffload(needs) => self.offload(tool, needs, principal, now).await?,
+            _ => return Err(internal(&tool.spec.name, "the mapper returned an unknown render")),
         };
-        let rendered = render::call_tool_result(result, &cx);
-        let bytes = rendered.to_string().len();
-        let limit = config.limits.get(&revision).copied().unwrap_or(DEFAULT_LIMIT);
-        if u64::try_from(bytes).unwrap_or(u64::MAX) <= limit {
-            return Ok(Outcome { result: rendered, offloaded: false, bytes });
+        for warning in output.warnings() {
+            tracing::warn!(tool = %tool.spec.name, %warning, "render warning");
         }
-        let expires_at = Timestamp::from_unix_seconds(
-            now.unix_seconds() + i64::try_from(config.link_ttl.as_secs()).unwrap_or(i64::MAX / 2),
-        )
-        .unwrap_or(now);
-        let record = StoredRecord {
-            result: result.clone(),
-            principal: principal.name().to_owned(),
-            expires_at,
-        };
-        let stub = match config.store.put(record).await {
-            Ok(uri) => {
-                let link = StoredLink::new(uri)
-                    .size(bytes as u64)
-                    .expires_at(expires_at);
-                stub(result, link, bytes, limit, tool.output.declared().is_some(), now)
+        Ok(output)
+    }
+
+    async fn offload(
+        &self,
+        tool: &RegisteredTool,
+        needs: NeedsOffload,
+        principal: &Principal,
+        now: Timestamp,
+    ) -> Result<Output, ErrorData> {
+        let config = &self.gateway.config;
+        let ttl = i64::try_from(config.link_ttl.as_secs()).unwrap_or(i64::MAX / 4);
+        let expires_at =
+            Timestamp::from_unix_seconds(now.unix_seconds().saturating_add(ttl)).unwrap_or(now);
+        let bytes = needs.v1_bytes().to_vec();
+        let size = bytes.len() as u64;
+        let record = Record::new(bytes, needs.mime_type(), principal.name(), now, expires_at);
+        match config.stored.store().put(record).await {
+            Ok(id) => {
+                let uri =
+                    config.stored.signer().sign(id, expires_at.unix_seconds(), principal.name());
+                let link = StoredLink::new(uri).size(size).expires_at(expires_at);
+                needs.finish(link).map_err(|e| internal(&tool.spec.name, &e.to_string()))
             }
             Err(error) => {
                 tracing::error!(tool = %tool.spec.name, %error, "could not store an over-limit result");
-                Ok(ToolResult::failure(ToolError::new(
-                    ErrorCode::ToolError,
-                    format!(
-                        "result of {bytes} bytes exceeds the limit of {limit} bytes and could not be stored"
-                    ),
-                )))
+                if config.offload_fallback_inline {
+                    needs.inline().map_err(|e| internal(&tool.spec.name, &e.to_string()))
+                } else {
+                    Ok(needs.store_failed())
+                }
             }
         }
-        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-        let rendered = render::call_tool_result(&stub, &cx);
-        let stub_bytes = rendered.to_string().len();
-        Ok(Outcome { result: rendered, offloaded: true, bytes: stub_bytes })
     }
 }
 
-/// The stub of an offloaded result (DESIGN §4): the error, a short summary, the link, the size
-/// that did not fit, the timestamps.
-fn stub(
-    result: &ToolResult,
-    link: StoredLink,
-    bytes: usize,
-    limit: u64,
-    has_schema: bool,
-    now: Timestamp,
-) -> Result<ToolResult, toolwire_core::BuildError> {
-    let uri = link.uri.clone();
-    let expires = link.expires_at;
-    let mut builder = ToolResult::builder()
-        .stored_link(link)
-        .response_size(bytes as u64)
-        .generated_at(result.meta().generated_at.unwrap_or(now));
-    if let Some(expires) = expires {
-        builder = builder.expires_at(expires);
-    }
-    let note = format!(
-        "The full result ({bytes} bytes) is over the limit of {limit} bytes and is stored at {uri}; read it with resources/read."
-    );
-    builder = builder.summary(match result.summary() {
-        Some(summary) => cut(summary, 1024),
-        None => note.clone(),
-    });
-    if let Some(error) = result.error() {
-        builder = builder.error(error.clone());
-    } else if has_schema {
-        builder = builder.error(ToolError::new(ErrorCode::ResultTooLarge, note));
-    }
-    builder.build()
-}
-
-fn cut(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_owned();
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    text[..end].to_owned()
-}
-
-trait TapLog {
-    fn tap_log(self, tool: &str, why: &str) -> Self;
-}
-
-impl TapLog for ErrorData {
-    fn tap_log(self, tool: &str, why: &str) -> Self {
-        tracing::error!(%tool, reason = %why, "tool failed with an internal error");
-        self
-    }
+fn internal(tool: &str, why: &str) -> ErrorData {
+    tracing::error!(%tool, reason = %why, "tool call failed with an internal error");
+    ErrorData::internal_error(format!("tool {tool} failed with an internal error"), None)
 }
 
 impl rmcp::ServerHandler for McpServer {
@@ -428,6 +357,7 @@ impl rmcp::ServerHandler for McpServer {
         }
         let principal = principal_of(&ctx, &self.gateway);
         let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let query = Query::new(&name, arguments.clone());
         let context = CallContext::new(&name, principal.clone(), revision, ctx.id.to_string())
             .with_request(ctx.clone());
         let result = match self.run_tool(&tool, arguments, context).await {
@@ -447,22 +377,23 @@ impl rmcp::ServerHandler for McpServer {
             let count = self.gateway.legacy.bump();
             tracing::info!(tool = %name, legacy_results = count, "served a hand-built legacy result");
         }
-        let outcome = self.render(&tool, &result, revision, &principal).await?;
-        let mut wire: CallToolResult = serde_json::from_value(outcome.result).map_err(|e| {
-            ErrorData::internal_error(format!("rendered result is not a CallToolResult: {e}"), None)
+        let outcome = self.render(&tool, &result, revision, &principal, query).await?;
+        let mut wire: CallToolResult = serde_json::from_str(outcome.json()).map_err(|e| {
+            internal(&name, &format!("rendered result is not a CallToolResult: {e}"))
         })?;
         // rmcp never adds `resultType` itself and strips it below 2026-07-28 (interop fact 1).
         wire.result_type = (revision >= McpRevision::V2026_07_28).then_some(ResultType::COMPLETE);
-        let label = match result.error() {
-            Some(error) => error.code.as_str().to_owned(),
-            None => "success".to_owned(),
+        let label = match (result.error(), outcome.is_error()) {
+            (Some(error), _) => error.code.as_str().to_owned(),
+            (None, true) => "failure".to_owned(),
+            (None, false) => "success".to_owned(),
         };
         tracing::info!(
             tool = %name,
             revision = revision.as_str(),
             outcome = %label,
-            bytes = outcome.bytes,
-            offloaded = outcome.offloaded,
+            bytes = outcome.size(),
+            offloaded = outcome.offloaded(),
             duration_ms = started.elapsed().as_millis() as u64,
             "tools/call"
         );
@@ -512,23 +443,31 @@ impl rmcp::ServerHandler for McpServer {
         let now = now();
         let not_found =
             || ErrorData::resource_not_found("Resource not found", Some(json!({"uri": uri})));
-        let record = self
-            .gateway
-            .config
-            .store
-            .get(&uri, principal.name(), now)
+        let stored = &self.gateway.config.stored;
+        // Every refusal (syntax, key, signature, expiry, principal, missing record) is the same
+        // not-found, so a caller learns nothing about why.
+        let link = stored
+            .signer()
+            .verify(&uri, principal.name(), now.unix_seconds())
+            .map_err(|_| not_found())?;
+        let record = stored
+            .store()
+            .get(link.id)
             .await
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+            .map_err(|e| ErrorData::internal_error(format!("result store: {e}"), None))?
+            .filter(|record| record.principal == principal.name())
             .ok_or_else(not_found)?;
-        let contents = render::read_contents(&uri, &record.result);
+        let stored_result = toolwire_core::v1::parse(&record.bytes).map_err(|e| {
+            ErrorData::internal_error(format!("stored result is not a v1 document: {e}"), None)
+        })?;
+        let contents = render::read_contents(&uri, &stored_result);
         let mut result: ReadResourceResult = serde_json::from_value(json!({"contents": contents}))
             .map_err(|e| {
                 ErrorData::internal_error(format!("stored contents are malformed: {e}"), None)
             })?;
         if revision >= McpRevision::V2026_07_28 {
-            let left = (record.expires_at.unix_seconds() - now.unix_seconds()).max(0);
             result.result_type = Some(ResultType::COMPLETE);
-            result.ttl_ms = Some(u64::try_from(left).unwrap_or(0) * 1000);
+            result.ttl_ms = Some(record.millis_left_at(now.datetime()));
             result.cache_scope = Some(CacheScope::Private);
         }
         Ok(ReadResourceResponse::Complete(result))

@@ -1,0 +1,193 @@
+//! The target-independent layout of one render: the ordered abstract blocks for the phase and
+//! shape, and what goes into the structured slot. Built once per render; every lowering reads
+//! it. The data is serialized here, once, and every copy a format needs is taken from that text.
+
+use serde_json::Value;
+
+use crate::lower::to_json;
+use crate::result::{Provenance, ToolResult};
+use crate::target::{Phase, Shape};
+use crate::timestamp::Timestamp;
+
+/// One abstract content block, in the order the MCP lowering emits them.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Block {
+    /// Compat phase: the legacy envelope text (the raw string of a parsed legacy envelope).
+    Envelope,
+    /// A passthrough result: its raw string, alone.
+    Passthrough,
+    /// Spec phase: the data as compact JSON text.
+    Data,
+    /// Spec phase: the summary.
+    Summary,
+    /// Spec phase, failure: the error message.
+    ErrorMessage,
+    /// Spec phase, failure: `{"error":{"code":…,"details":…}}` as JSON text.
+    ErrorJson,
+    /// Spec phase: the metadata without the timestamps, as `{"_meta":{…}}` text.
+    Meta,
+    /// The content part at this index.
+    Part(usize),
+    /// The stored link at this index.
+    StoredLink(usize),
+    /// Spec phase, a result with nothing at all: the text `null`.
+    Null,
+}
+
+/// What the declared output schema says about the data, as far as wrapping goes.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataSchema {
+    /// The tool declares no output schema.
+    None,
+    /// The declared schema's root is `"type": "object"`.
+    ObjectRoot,
+    /// Any other declared root (array, scalar, `oneOf`, …).
+    OtherRoot,
+}
+
+/// What goes into the structured slot (`structuredContent`), before a revision's capability
+/// decides whether and how it is sent.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Structured {
+    /// Nothing.
+    Absent,
+    /// The data, wrapped as the declared schema requires.
+    Data(DataSchema),
+    /// `{"error":{"code","message","details"?}}` (a failure of a tool without a schema).
+    Error,
+    /// The envelope shape `{"success","message","data"}`.
+    Envelope,
+}
+
+/// What the mapper knows about the tool's declared output, reduced to what the layout needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Declared {
+    /// The structured shape.
+    pub(crate) shape: Shape,
+    /// What the declared schema says about wrapping.
+    pub(crate) schema: DataSchema,
+}
+
+/// The layout of one render.
+#[derive(Debug)]
+pub struct Layout<'r> {
+    pub(crate) result: &'r ToolResult,
+    pub(crate) data_json: Option<String>,
+    pub(crate) generated_at: Timestamp,
+    pub(crate) input_schema: Option<&'r Value>,
+    blocks: Vec<Block>,
+    structured: Structured,
+}
+
+impl<'r> Layout<'r> {
+    /// Lays out `result` for `phase`; `generated_at` is the result's own timestamp or the
+    /// render time.
+    pub(crate) fn new(
+        result: &'r ToolResult,
+        phase: Phase,
+        declared: Declared,
+        generated_at: Timestamp,
+        input_schema: Option<&'r Value>,
+    ) -> Self {
+        let data_json = result.data().map(to_json);
+        let (blocks, structured) = match result.provenance() {
+            Provenance::Passthrough(_) => (vec![Block::Passthrough], Structured::Absent),
+            _ => (blocks(result, phase), structured(result, declared)),
+        };
+        Self { result, data_json, generated_at, input_schema, blocks, structured }
+    }
+
+    /// The blocks, in wire order.
+    pub fn blocks(&self) -> &[Block] {
+        &self.blocks
+    }
+
+    /// The structured slot.
+    pub fn structured(&self) -> Structured {
+        self.structured
+    }
+
+    /// The result being rendered.
+    pub fn result(&self) -> &ToolResult {
+        self.result
+    }
+
+    /// The data as compact JSON text (serialized once, here).
+    pub fn data_json(&self) -> Option<&str> {
+        self.data_json.as_deref()
+    }
+
+    /// The generation time every lowering writes.
+    pub fn generated_at(&self) -> Timestamp {
+        self.generated_at
+    }
+
+    /// The raw string of a passthrough result.
+    pub(crate) fn passthrough(&self) -> Option<&'r str> {
+        match self.result.provenance() {
+            Provenance::Passthrough(raw) => Some(raw),
+            _ => None,
+        }
+    }
+
+    /// Drops the structured slot (a warn-mode schema mismatch).
+    pub(crate) fn without_structured(mut self) -> Self {
+        self.structured = Structured::Absent;
+        self
+    }
+}
+
+fn blocks(result: &ToolResult, phase: Phase) -> Vec<Block> {
+    let parts = (0..result.parts().len()).map(Block::Part);
+    let links = (0..result.stored_links().len()).map(Block::StoredLink);
+    match phase {
+        Phase::Compat => std::iter::once(Block::Envelope).chain(parts).chain(links).collect(),
+        Phase::Spec => {
+            let mut blocks = Vec::with_capacity(6 + result.parts().len());
+            if result.data().is_some() {
+                blocks.push(Block::Data);
+            }
+            if result.summary().is_some() {
+                blocks.push(Block::Summary);
+            }
+            if result.is_failure() {
+                blocks.push(Block::ErrorMessage);
+                blocks.push(Block::ErrorJson);
+            }
+            if has_untimed_meta(result) {
+                blocks.push(Block::Meta);
+            }
+            blocks.extend(parts);
+            blocks.extend(links);
+            if blocks.is_empty() {
+                blocks.push(Block::Null);
+            }
+            blocks
+        }
+    }
+}
+
+/// True when the metadata holds anything besides the timestamps.
+fn has_untimed_meta(result: &ToolResult) -> bool {
+    let meta = result.meta();
+    meta.dry_run.is_some()
+        || meta.pagination.is_some()
+        || meta.response_size.is_some()
+        || meta.query.is_some()
+        || !meta.extensions.is_empty()
+}
+
+fn structured(result: &ToolResult, declared: Declared) -> Structured {
+    if declared.shape == Shape::Envelope {
+        return Structured::Envelope;
+    }
+    match (result.is_failure(), result.data().is_some(), declared.schema) {
+        (true, _, DataSchema::None) => Structured::Error,
+        (true, _, _) => Structured::Absent,
+        (false, true, schema) => Structured::Data(schema),
+        (false, false, _) => Structured::Absent,
+    }
+}

@@ -1,0 +1,595 @@
+//! The v1 serialized form (`toolwire.result.v1`): the writer and the strict parser.
+//!
+//! Results that leave the process and are read back (stored large results, app answers) carry
+//! this form. The writer emits compact JSON with the fields in the order DESIGN §2 shows and
+//! leaves out what is absent or empty; the data value is serialized once, straight from the
+//! result. The parser refuses what the form does not allow — an unknown format version, an
+//! error next to non-null data, an unknown key, a value of the wrong type, malformed base64 —
+//! and names the JSON path of the problem. Extension namespaces and keys are taken as written:
+//! the form carries what a forgiving parser kept (the `legacy` namespace included).
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::error::{ErrorCode, ToolError};
+use crate::link::StoredLink;
+use crate::meta::{Extensions, Metadata, Pagination, Query};
+use crate::part::{
+    BinaryPart, EmbeddedResourcePart, Part, ResourceContents, ResourceLinkPart, TextPart,
+};
+use crate::result::{ToolResult, normalize};
+use crate::timestamp::Timestamp;
+
+/// The format marker of version 1.
+pub const FORMAT: &str = "toolwire.result.v1";
+
+/// What every toolwire format marker starts with; a document whose `format` starts with it
+/// claims to be a toolwire result of some version.
+pub const FORMAT_PREFIX: &str = "toolwire.result.";
+
+const TOP_LEVEL_KEYS: [&str; 7] =
+    ["format", "data", "summary", "error", "parts", "storedLinks", "meta"];
+
+/// Why a document is not a valid v1 result. Every variant says what is wrong and, where there
+/// is one, the JSON path of the offending value.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum V1Error {
+    /// The bytes are not one JSON value.
+    #[error("not JSON: {0}")]
+    Json(String),
+    /// The document is JSON but not an object.
+    #[error("a v1 document must be a JSON object")]
+    NotAnObject,
+    /// The `format` marker names another format or version.
+    #[error("unknown format version `{0}`")]
+    UnknownFormat(String),
+    /// `error` and a non-null `data` in the same document.
+    #[error("error and a non-null data together")]
+    ErrorWithData,
+    /// A top-level key the form does not define.
+    #[error("unknown top-level key `{0}`")]
+    UnknownTopLevelKey(String),
+    /// A key the form does not define inside an object.
+    #[error("{path}: unknown key `{key}`")]
+    UnknownKey {
+        /// Where the object is.
+        path: String,
+        /// The key.
+        key: String,
+    },
+    /// A required field is missing.
+    #[error("{path}: missing")]
+    Missing {
+        /// The field that is missing.
+        path: String,
+    },
+    /// A value of the wrong JSON type.
+    #[error("{path}: expected {expected}")]
+    WrongType {
+        /// Where the value is.
+        path: String,
+        /// What was expected there.
+        expected: &'static str,
+    },
+    /// A part whose `type` is not one of the closed set.
+    #[error("{path}: unknown part type `{found}`")]
+    UnknownPartType {
+        /// Where the `type` is.
+        path: String,
+        /// The type found.
+        found: String,
+    },
+    /// A base64 payload that does not decode (standard alphabet, padded).
+    #[error("{path}: malformed base64")]
+    Base64 {
+        /// Where the payload is.
+        path: String,
+    },
+    /// A timestamp that is not RFC 3339.
+    #[error("{path}: `{text}` is not an RFC 3339 timestamp")]
+    Timestamp {
+        /// Where the timestamp is.
+        path: String,
+        /// The text found.
+        text: String,
+    },
+    /// An embedded resource with both or neither of `text` and `blob`.
+    #[error("{path}: an embedded resource needs exactly one of `text` and `blob`")]
+    TextXorBlob {
+        /// Where the part is.
+        path: String,
+    },
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+// ---------------------------------------------------------------------------------------------
+
+/// The v1 form of `result` as compact JSON.
+pub fn to_string(result: &ToolResult) -> String {
+    match serde_json::to_string(&Document::of(result)) {
+        Ok(text) => text,
+        // Writing JSON values and strings into memory cannot fail: every map key is a string
+        // and no serializer here reports an error of its own.
+        Err(err) => unreachable!("serializing a v1 document failed: {err}"),
+    }
+}
+
+/// The v1 form of `result` as compact JSON bytes (UTF-8).
+pub fn to_vec(result: &ToolResult) -> Vec<u8> {
+    to_string(result).into_bytes()
+}
+
+/// The v1 JSON of one part. With `include_payload` false the base64 `data` of a binary part
+/// and the `blob` of an embedded resource are left out (the compat envelope's `_meta.parts`,
+/// whose payloads travel as blocks of their own).
+pub fn part_value(part: &Part, include_payload: bool) -> Value {
+    let mut out = Map::new();
+    match part {
+        Part::Text(TextPart { text }) => {
+            out.insert("type".into(), "text".into());
+            out.insert("text".into(), text.as_str().into());
+        }
+        Part::Binary(BinaryPart { data, mime_type, name }) => {
+            out.insert("type".into(), "binary".into());
+            out.insert("mimeType".into(), mime_type.as_str().into());
+            if include_payload {
+                out.insert("data".into(), BASE64.encode(data).into());
+            }
+            if let Some(name) = name {
+                out.insert("name".into(), name.as_str().into());
+            }
+        }
+        Part::ResourceLink(link) => {
+            out.insert("type".into(), "resource_link".into());
+            out.insert("uri".into(), link.uri.as_str().into());
+            out.insert("name".into(), link.name.as_str().into());
+            insert_opt_str(&mut out, "title", link.title.as_deref());
+            insert_opt_str(&mut out, "description", link.description.as_deref());
+            insert_opt_str(&mut out, "mimeType", link.mime_type.as_deref());
+            if let Some(size) = link.size {
+                out.insert("size".into(), size.into());
+            }
+        }
+        Part::EmbeddedResource(resource) => {
+            out.insert("type".into(), "embedded_resource".into());
+            out.insert("uri".into(), resource.uri.as_str().into());
+            insert_opt_str(&mut out, "mimeType", resource.mime_type.as_deref());
+            match &resource.contents {
+                ResourceContents::Text(text) => {
+                    out.insert("text".into(), text.as_str().into());
+                }
+                ResourceContents::Blob(blob) => {
+                    if include_payload {
+                        out.insert("blob".into(), BASE64.encode(blob).into());
+                    }
+                }
+            }
+        }
+    }
+    Value::Object(out)
+}
+
+/// The v1 JSON of a stored link: `uri`, `size`, `mimeType`, `expiresAt`, `description`.
+pub fn stored_link_value(link: &StoredLink) -> Value {
+    let mut out = Map::new();
+    out.insert("uri".into(), link.uri.as_str().into());
+    if let Some(size) = link.size {
+        out.insert("size".into(), size.into());
+    }
+    out.insert("mimeType".into(), link.mime_type.as_str().into());
+    if let Some(at) = &link.expires_at {
+        out.insert("expiresAt".into(), at.to_string().into());
+    }
+    insert_opt_str(&mut out, "description", link.description.as_deref());
+    Value::Object(out)
+}
+
+/// The v1 JSON of pagination: `total`, `page`, `limit`, `nextCursor`, each when set.
+pub fn pagination_value(pagination: &Pagination) -> Value {
+    let mut out = Map::new();
+    for (key, value) in
+        [("total", pagination.total), ("page", pagination.page), ("limit", pagination.limit)]
+    {
+        if let Some(value) = value {
+            out.insert(key.into(), value.into());
+        }
+    }
+    insert_opt_str(&mut out, "nextCursor", pagination.next_cursor.as_deref());
+    Value::Object(out)
+}
+
+/// The v1 JSON of an echoed query: `{"tool", "arguments"}`.
+pub fn query_value(query: &Query) -> Value {
+    let mut out = Map::new();
+    out.insert("tool".into(), query.tool.as_str().into());
+    out.insert("arguments".into(), query.arguments.clone());
+    Value::Object(out)
+}
+
+fn insert_opt_str(out: &mut Map<String, Value>, key: &str, value: Option<&str>) {
+    if let Some(value) = value {
+        out.insert(key.into(), value.into());
+    }
+}
+
+/// The whole document, borrowing the result so that the data is written once, directly.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Document<'a> {
+    format: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<ErrorOut<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    parts: Vec<Value>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    stored_links: Vec<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    meta: Option<MetaOut<'a>>,
+}
+
+#[derive(Serialize)]
+struct ErrorOut<'a> {
+    code: &'a str,
+    message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    details: Option<&'a Map<String, Value>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MetaOut<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pagination: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dry_run: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_size: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    query: Option<QueryOut<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    generated_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expires_at: Option<String>,
+    #[serde(skip_serializing_if = "ExtensionsOut::is_empty")]
+    extensions: ExtensionsOut<'a>,
+}
+
+#[derive(Serialize)]
+struct QueryOut<'a> {
+    tool: &'a str,
+    arguments: &'a Value,
+}
+
+struct ExtensionsOut<'a>(&'a Extensions);
+
+impl ExtensionsOut<'_> {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for ExtensionsOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.namespaces())
+    }
+}
+
+impl<'a> Document<'a> {
+    fn of(result: &'a ToolResult) -> Self {
+        let meta = result.meta();
+        Self {
+            format: FORMAT,
+            data: result.data(),
+            summary: result.summary(),
+            error: result.error().map(|error| ErrorOut {
+                code: error.code.as_str(),
+                message: &error.message,
+                details: error.details.as_ref(),
+            }),
+            parts: result.parts().iter().map(|part| part_value(part, true)).collect(),
+            stored_links: result.stored_links().iter().map(stored_link_value).collect(),
+            meta: (!meta.is_empty()).then(|| MetaOut {
+                pagination: meta.pagination.as_ref().map(pagination_value),
+                dry_run: meta.dry_run,
+                response_size: meta.response_size,
+                query: meta
+                    .query
+                    .as_ref()
+                    .map(|query| QueryOut { tool: &query.tool, arguments: &query.arguments }),
+                generated_at: meta.generated_at.as_ref().map(Timestamp::to_string),
+                expires_at: meta.expires_at.as_ref().map(Timestamp::to_string),
+                extensions: ExtensionsOut(&meta.extensions),
+            }),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+// ---------------------------------------------------------------------------------------------
+
+/// Parses a v1 document from bytes.
+pub fn parse(input: &[u8]) -> Result<ToolResult, V1Error> {
+    let doc: Value = serde_json::from_slice(input).map_err(|err| V1Error::Json(err.to_string()))?;
+    parse_value(&doc)
+}
+
+/// Parses an already-decoded v1 document.
+pub fn parse_value(doc: &Value) -> Result<ToolResult, V1Error> {
+    let Value::Object(doc) = doc else {
+        return Err(V1Error::NotAnObject);
+    };
+    match doc.get("format") {
+        None => return Err(V1Error::Missing { path: "format".into() }),
+        Some(Value::String(format)) if format == FORMAT => {}
+        Some(Value::String(other)) => return Err(V1Error::UnknownFormat(other.clone())),
+        Some(_) => return Err(wrong("format", "a string")),
+    }
+    if let Some(key) = doc.keys().find(|key| !TOP_LEVEL_KEYS.contains(&key.as_str())) {
+        return Err(V1Error::UnknownTopLevelKey(key.clone()));
+    }
+    let data = doc.get("data").cloned().and_then(normalize);
+    let error = present(doc, "error").map(|error| parse_error(error, "error")).transpose()?;
+    if error.is_some() && data.is_some() {
+        return Err(V1Error::ErrorWithData);
+    }
+    let mut result = ToolResult::from_parts(data, error);
+    result.summary = opt_string(doc, "summary", "")?;
+    if let Some(parts) = present(doc, "parts") {
+        result.parts = parse_parts(parts, "parts")?;
+    }
+    if let Some(links) = present(doc, "storedLinks") {
+        result.stored_links = parse_stored_links(links, "storedLinks")?;
+    }
+    if let Some(meta) = present(doc, "meta") {
+        result.meta = parse_meta(meta, "meta")?;
+    }
+    Ok(result)
+}
+
+/// Parses a list of v1 parts at `path`.
+pub(crate) fn parse_parts(value: &Value, path: &str) -> Result<Vec<Part>, V1Error> {
+    let Value::Array(items) = value else {
+        return Err(wrong(path, "a list of parts"));
+    };
+    items.iter().enumerate().map(|(i, item)| parse_part(item, &format!("{path}[{i}]"))).collect()
+}
+
+/// Parses a list of v1 stored links at `path`.
+pub(crate) fn parse_stored_links(value: &Value, path: &str) -> Result<Vec<StoredLink>, V1Error> {
+    let Value::Array(items) = value else {
+        return Err(wrong(path, "a list of stored links"));
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| parse_stored_link(item, &format!("{path}[{i}]")))
+        .collect()
+}
+
+fn parse_error(value: &Value, path: &str) -> Result<ToolError, V1Error> {
+    let map = object(value, path, &["code", "message", "details"])?;
+    let code = required_string(map, "code", path)?;
+    let message = required_string(map, "message", path)?;
+    let details = match present(map, "details") {
+        None => None,
+        Some(Value::Object(details)) => Some(details.clone()),
+        Some(_) => return Err(wrong(&child(path, "details"), "an object")),
+    };
+    Ok(ToolError { code: ErrorCode::parse(&code), message, details })
+}
+
+fn parse_part(value: &Value, path: &str) -> Result<Part, V1Error> {
+    let Value::Object(map) = value else {
+        return Err(wrong(path, "a part object"));
+    };
+    let kind = required_string(map, "type", path)?;
+    match kind.as_str() {
+        "text" => {
+            object(value, path, &["type", "text"])?;
+            Ok(Part::Text(TextPart { text: required_string(map, "text", path)? }))
+        }
+        "binary" => {
+            object(value, path, &["type", "mimeType", "data", "name"])?;
+            Ok(Part::Binary(BinaryPart {
+                data: required_base64(map, "data", path)?,
+                mime_type: required_string(map, "mimeType", path)?,
+                name: opt_string(map, "name", path)?,
+            }))
+        }
+        "resource_link" => {
+            object(
+                value,
+                path,
+                &["type", "uri", "name", "title", "description", "mimeType", "size"],
+            )?;
+            Ok(Part::ResourceLink(ResourceLinkPart {
+                uri: required_string(map, "uri", path)?,
+                name: required_string(map, "name", path)?,
+                title: opt_string(map, "title", path)?,
+                description: opt_string(map, "description", path)?,
+                mime_type: opt_string(map, "mimeType", path)?,
+                size: opt_u64(map, "size", path)?,
+            }))
+        }
+        "embedded_resource" => {
+            object(value, path, &["type", "uri", "mimeType", "text", "blob"])?;
+            let contents = match (present(map, "text"), present(map, "blob")) {
+                (Some(_), None) => ResourceContents::Text(required_string(map, "text", path)?),
+                (None, Some(_)) => ResourceContents::Blob(required_base64(map, "blob", path)?),
+                _ => return Err(V1Error::TextXorBlob { path: path.to_owned() }),
+            };
+            Ok(Part::EmbeddedResource(EmbeddedResourcePart {
+                uri: required_string(map, "uri", path)?,
+                mime_type: opt_string(map, "mimeType", path)?,
+                contents,
+            }))
+        }
+        other => {
+            Err(V1Error::UnknownPartType { path: child(path, "type"), found: other.to_owned() })
+        }
+    }
+}
+
+fn parse_stored_link(value: &Value, path: &str) -> Result<StoredLink, V1Error> {
+    let map = object(value, path, &["uri", "size", "mimeType", "expiresAt", "description"])?;
+    let mut link = StoredLink::new(required_string(map, "uri", path)?);
+    link.size = opt_u64(map, "size", path)?;
+    if let Some(mime) = opt_string(map, "mimeType", path)? {
+        link.mime_type = mime;
+    }
+    link.expires_at = opt_timestamp(map, "expiresAt", path)?;
+    link.description = opt_string(map, "description", path)?;
+    Ok(link)
+}
+
+/// Parses v1 pagination at `path`.
+pub(crate) fn parse_pagination(value: &Value, path: &str) -> Result<Pagination, V1Error> {
+    let map = object(value, path, &["total", "page", "limit", "nextCursor"])?;
+    Ok(Pagination {
+        total: opt_u64(map, "total", path)?,
+        page: opt_u64(map, "page", path)?,
+        limit: opt_u64(map, "limit", path)?,
+        next_cursor: opt_string(map, "nextCursor", path)?,
+    })
+}
+
+/// Parses a v1 query echo at `path`; absent or `null` arguments are `null`.
+pub(crate) fn parse_query(value: &Value, path: &str) -> Result<Query, V1Error> {
+    let map = object(value, path, &["tool", "arguments"])?;
+    let tool = required_string(map, "tool", path)?;
+    Ok(Query::new(tool, map.get("arguments").cloned().unwrap_or(Value::Null)))
+}
+
+/// Parses a timestamp string at `path`.
+pub(crate) fn parse_timestamp(value: &Value, path: &str) -> Result<Timestamp, V1Error> {
+    let Value::String(text) = value else {
+        return Err(wrong(path, "an RFC 3339 timestamp string"));
+    };
+    Timestamp::parse(text)
+        .map_err(|_| V1Error::Timestamp { path: path.to_owned(), text: text.clone() })
+}
+
+fn parse_meta(value: &Value, path: &str) -> Result<Metadata, V1Error> {
+    let map = object(
+        value,
+        path,
+        &[
+            "pagination",
+            "dryRun",
+            "responseSize",
+            "query",
+            "generatedAt",
+            "expiresAt",
+            "extensions",
+        ],
+    )?;
+    let mut meta = Metadata::default();
+    if let Some(pagination) = present(map, "pagination") {
+        meta.pagination = Some(parse_pagination(pagination, &child(path, "pagination"))?);
+    }
+    meta.dry_run = match present(map, "dryRun") {
+        None => None,
+        Some(Value::Bool(flag)) => Some(*flag),
+        Some(_) => return Err(wrong(&child(path, "dryRun"), "a boolean")),
+    };
+    meta.response_size = opt_u64(map, "responseSize", path)?;
+    if let Some(query) = present(map, "query") {
+        meta.query = Some(parse_query(query, &child(path, "query"))?);
+    }
+    meta.generated_at = opt_timestamp(map, "generatedAt", path)?;
+    meta.expires_at = opt_timestamp(map, "expiresAt", path)?;
+    if let Some(extensions) = present(map, "extensions") {
+        let path = child(path, "extensions");
+        let Value::Object(namespaces) = extensions else {
+            return Err(wrong(&path, "an object of namespaces"));
+        };
+        for (namespace, keys) in namespaces {
+            let Value::Object(keys) = keys else {
+                return Err(wrong(&child(&path, namespace), "an object of keys"));
+            };
+            for (key, value) in keys {
+                meta.extensions.insert_unchecked(namespace, key, value.clone());
+            }
+        }
+    }
+    Ok(meta)
+}
+
+/// Parses an unsigned integer (what sizes, pages and counts are).
+pub(crate) fn as_u64(value: &Value) -> Option<u64> {
+    match value {
+        Value::Number(number) => number.as_u64(),
+        _ => None,
+    }
+}
+
+fn child(path: &str, key: &str) -> String {
+    if path.is_empty() { key.to_owned() } else { format!("{path}.{key}") }
+}
+
+fn wrong(path: &str, expected: &'static str) -> V1Error {
+    V1Error::WrongType { path: path.to_owned(), expected }
+}
+
+/// The value under `key` unless it is absent or `null`.
+fn present<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    map.get(key).filter(|value| !value.is_null())
+}
+
+/// The object at `path`, refusing keys outside `allowed`.
+fn object<'a>(
+    value: &'a Value,
+    path: &str,
+    allowed: &[&str],
+) -> Result<&'a Map<String, Value>, V1Error> {
+    let Value::Object(map) = value else {
+        return Err(wrong(path, "an object"));
+    };
+    if let Some(key) = map.keys().find(|key| !allowed.contains(&key.as_str())) {
+        return Err(V1Error::UnknownKey { path: path.to_owned(), key: key.clone() });
+    }
+    Ok(map)
+}
+
+fn required_string(map: &Map<String, Value>, key: &str, path: &str) -> Result<String, V1Error> {
+    opt_string(map, key, path)?.ok_or_else(|| V1Error::Missing { path: child(path, key) })
+}
+
+fn opt_string(map: &Map<String, Value>, key: &str, path: &str) -> Result<Option<String>, V1Error> {
+    match present(map, key) {
+        None => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text.clone())),
+        Some(_) => Err(wrong(&child(path, key), "a string")),
+    }
+}
+
+fn opt_u64(map: &Map<String, Value>, key: &str, path: &str) -> Result<Option<u64>, V1Error> {
+    match present(map, key) {
+        None => Ok(None),
+        Some(value) => {
+            as_u64(value).map(Some).ok_or_else(|| wrong(&child(path, key), "an unsigned integer"))
+        }
+    }
+}
+
+fn opt_timestamp(
+    map: &Map<String, Value>,
+    key: &str,
+    path: &str,
+) -> Result<Option<Timestamp>, V1Error> {
+    present(map, key).map(|value| parse_timestamp(value, &child(path, key))).transpose()
+}
+
+fn required_base64(map: &Map<String, Value>, key: &str, path: &str) -> Result<Vec<u8>, V1Error> {
+    let text = required_string(map, key, path)?;
+    BASE64.decode(text).map_err(|_| V1Error::Base64 { path: child(path, key) })
+}

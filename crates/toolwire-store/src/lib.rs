@@ -1,0 +1,26 @@
+//! toolwire-store: where results too large to send inline are kept, and the signed links that
+//! read them back.
+//!
+//! - [`ResultStore`]: the async store trait, with [`RedbStore`] (the embedded default, one file
+//!   in the data directory), [`RedisStore`] (shared by several nodes) and [`MemoryStore`] (tests).
+//! - [`LinkSigner`] and [`KeySet`]: `toolwire://results/<id>?exp=…&kid=…&sig=…` links, HMAC-SHA256
+//!   signed, verifiable only by the principal they were made for.
+//! - [`StoreConfig`] / [`StoredResults`]: a store and its keys chosen from configuration.
+
+pub mod config;
+pub mod keys;
+pub mod link;
+pub mod memory;
+pub mod record;
+pub mod redb_store;
+pub mod redis_store;
+pub mod store;
+
+pub use config::{OpenError, StoreConfig, StoredResults};
+pub use keys::{KEYS_ENV, KEYS_FILE, KeyError, KeySet, SigningKey};
+pub use link::{LinkSigner, NotFound, URI_TEMPLATE, VerifiedLink};
+pub use memory::MemoryStore;
+pub use record::{Record, RecordId};
+pub use redb_store::{RESULTS_FILE, RedbOptions, RedbStore};
+pub use redis_store::RedisStore;
+pub use store::{ResultStore, StoreError, StoreFuture};

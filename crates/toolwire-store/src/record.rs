@@ -1,0 +1,241 @@
+//! A stored record (the bytes of one offloaded result with who may read it and until when), its
+//! random id, and the byte form the persistent stores keep.
+
+use std::fmt;
+
+use chrono::{DateTime, Utc};
+use toolwire_core::Timestamp;
+
+/// One stored result: the bytes, their MIME type, the principal who may read them, and when the
+/// record was made and expires. A record lives exactly as long as the link that points at it.
+#[non_exhaustive]
+#[derive(Clone, PartialEq, Eq)]
+pub struct Record {
+    /// The stored bytes (for offloaded results: the v1 form).
+    pub bytes: Vec<u8>,
+    /// The MIME type of the bytes.
+    pub mime_type: String,
+    /// The only principal whose links may read the record.
+    pub principal: String,
+    /// When the record was made.
+    pub created: Timestamp,
+    /// When the record expires; no store returns it from then on.
+    pub expires: Timestamp,
+}
+
+impl Record {
+    /// A record.
+    pub fn new(
+        bytes: impl Into<Vec<u8>>,
+        mime_type: impl Into<String>,
+        principal: impl Into<String>,
+        created: Timestamp,
+        expires: Timestamp,
+    ) -> Self {
+        Self {
+            bytes: bytes.into(),
+            mime_type: mime_type.into(),
+            principal: principal.into(),
+            created,
+            expires,
+        }
+    }
+
+    /// True when the record has expired at `now`.
+    pub fn is_expired_at(&self, now: DateTime<Utc>) -> bool {
+        self.expires.datetime() <= now
+    }
+
+    /// True when the record has expired by the system clock.
+    pub fn is_expired(&self) -> bool {
+        self.is_expired_at(Utc::now())
+    }
+
+    /// Milliseconds left until expiry at `now` (0 once expired).
+    pub fn millis_left_at(&self, now: DateTime<Utc>) -> u64 {
+        let left = (self.expires.datetime() - now).num_milliseconds();
+        u64::try_from(left).unwrap_or(0)
+    }
+
+    /// The byte form kept by the persistent stores.
+    pub(crate) fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(
+            MAGIC.len() + 2 * TIMESTAMP_LEN + 8 + self.mime_type.len() + self.principal.len(),
+        );
+        out.extend_from_slice(MAGIC);
+        encode_timestamp(&mut out, self.created);
+        encode_timestamp(&mut out, self.expires);
+        encode_field(&mut out, self.mime_type.as_bytes());
+        encode_field(&mut out, self.principal.as_bytes());
+        out.extend_from_slice(&self.bytes);
+        out
+    }
+
+    /// Reads the byte form back; `None` when it is not one.
+    pub(crate) fn decode(bytes: &[u8]) -> Option<Self> {
+        let mut reader = Reader(bytes.strip_prefix(MAGIC)?);
+        let created = reader.timestamp()?;
+        let expires = reader.timestamp()?;
+        let mime_type = String::from_utf8(reader.field()?.to_vec()).ok()?;
+        let principal = String::from_utf8(reader.field()?.to_vec()).ok()?;
+        Some(Self { bytes: reader.0.to_vec(), mime_type, principal, created, expires })
+    }
+}
+
+impl fmt::Debug for Record {
+    // The bytes can be megabytes: show their length only.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Record")
+            .field("bytes", &format_args!("<{} bytes>", self.bytes.len()))
+            .field("mime_type", &self.mime_type)
+            .field("principal", &self.principal)
+            .field("created", &self.created.to_string())
+            .field("expires", &self.expires.to_string())
+            .finish()
+    }
+}
+
+/// Marks (and versions) the byte form.
+const MAGIC: &[u8] = b"TWR1";
+/// Seconds (i64), nanoseconds (u32) and the number of fraction digits (u8).
+const TIMESTAMP_LEN: usize = 13;
+
+fn encode_timestamp(out: &mut Vec<u8>, at: Timestamp) {
+    let at_dt = at.datetime();
+    out.extend_from_slice(&at_dt.timestamp().to_be_bytes());
+    out.extend_from_slice(&at_dt.timestamp_subsec_nanos().to_be_bytes());
+    out.push(fraction_digits(at));
+}
+
+/// How many fraction digits the timestamp renders with (what makes it round-trip exactly).
+fn fraction_digits(at: Timestamp) -> u8 {
+    let text = at.to_string();
+    text.find('.').map(|dot| (text.len() - dot - 2) as u8).unwrap_or(0)
+}
+
+fn encode_field(out: &mut Vec<u8>, field: &[u8]) {
+    // Fields are MIME types and principals, far below 4 GiB; a longer one is cut, never wrapped.
+    let len = u32::try_from(field.len()).unwrap_or(u32::MAX);
+    out.extend_from_slice(&len.to_be_bytes());
+    out.extend_from_slice(&field[..len as usize]);
+}
+
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Some(head)
+    }
+
+    fn timestamp(&mut self) -> Option<Timestamp> {
+        let seconds = i64::from_be_bytes(self.take(8)?.try_into().ok()?);
+        let nanos = u32::from_be_bytes(self.take(4)?.try_into().ok()?);
+        let digits = *self.take(1)?.first()?;
+        let at = DateTime::from_timestamp(seconds, nanos)?;
+        Some(Timestamp::with_fraction_digits(at, digits))
+    }
+
+    fn field(&mut self) -> Option<&'a [u8]> {
+        let len = u32::from_be_bytes(self.take(4)?.try_into().ok()?);
+        self.take(usize::try_from(len).ok()?)
+    }
+}
+
+/// The id of a stored record: 128 random bits from the operating system, as 32 lowercase hex
+/// digits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RecordId(u128);
+
+impl RecordId {
+    /// A new random id.
+    pub fn generate() -> Result<Self, getrandom::Error> {
+        let mut bytes = [0u8; 16];
+        getrandom::fill(&mut bytes)?;
+        Ok(Self(u128::from_be_bytes(bytes)))
+    }
+
+    /// Parses exactly 32 lowercase hex digits (the only form toolwire writes).
+    pub fn parse(text: &str) -> Option<Self> {
+        if text.len() != 32
+            || !text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        {
+            return None;
+        }
+        u128::from_str_radix(text, 16).ok().map(Self)
+    }
+
+    /// The id as a number (the redb key).
+    pub(crate) fn as_u128(self) -> u128 {
+        self.0
+    }
+}
+
+impl fmt::Display for RecordId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:032x}", self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(text: &str) -> Timestamp {
+        Timestamp::parse(text).unwrap()
+    }
+
+    #[test]
+    fn the_byte_form_round_trips() {
+        for (created, expires) in [
+            ("2026-11-29T10:00:00Z", "2026-11-29T11:00:00Z"),
+            ("2026-11-29T10:00:00.123Z", "2026-11-29T11:00:00.5Z"),
+            ("1969-12-31T23:59:59.999999999Z", "2026-11-29T11:00:00Z"),
+        ] {
+            let record = Record::new(
+                b"{\"a\":1}".to_vec(),
+                "application/json",
+                "ab",
+                at(created),
+                at(expires),
+            );
+            let decoded = Record::decode(&record.encode()).unwrap();
+            assert_eq!(decoded, record);
+            assert_eq!(decoded.created.to_string(), created);
+        }
+    }
+
+    #[test]
+    fn truncated_byte_forms_are_refused() {
+        let record = Record::new(
+            vec![1, 2, 3],
+            "text/plain",
+            "p",
+            at("2026-11-29T10:00:00Z"),
+            at("2026-11-29T11:00:00Z"),
+        );
+        let bytes = record.encode();
+        let header = bytes.len() - 3;
+        for cut in 0..header {
+            assert_eq!(Record::decode(&bytes[..cut]), None, "cut at {cut}");
+        }
+        assert_eq!(Record::decode(b"XXXX"), None);
+    }
+
+    #[test]
+    fn ids_are_32_lowercase_hex_digits() {
+        let id = RecordId::generate().unwrap();
+        let text = id.to_string();
+        assert_eq!(text.len(), 32);
+        assert_eq!(RecordId::parse(&text), Some(id));
+        assert_eq!(RecordId::parse(&text.to_uppercase().replace(char::is_numeric, "A")), None);
+        assert_eq!(RecordId::parse("0000000000000000000000000000000"), None);
+        assert_eq!(RecordId::parse("+0000000000000000000000000000000"), None);
+        assert_eq!(RecordId::parse("00000000000000000000000000000001"), Some(RecordId(1)));
+        assert_ne!(RecordId::generate().unwrap(), id);
+    }
+}

@@ -1,0 +1,271 @@
+//! The embedded default store: one redb file, `results.redb`, in the data directory. It survives
+//! restarts; redb's API is synchronous, so every call runs on tokio's blocking pool; redb has no
+//! expiry of its own, so an expiry index table is swept in batches by a background task.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use chrono::Utc;
+use redb::{Database, DatabaseError, ReadableDatabase, ReadableTable, TableDefinition};
+use tokio::task::JoinHandle;
+
+use crate::record::{Record, RecordId};
+use crate::store::{ResultStore, StoreError, StoreFuture};
+
+/// The file name of the database inside the data directory.
+pub const RESULTS_FILE: &str = "results.redb";
+
+/// Record id → the record's byte form.
+const RESULTS: TableDefinition<u128, &[u8]> = TableDefinition::new("results");
+/// (expiry in Unix milliseconds, record id) → nothing: the sweep reads it in expiry order.
+const EXPIRY: TableDefinition<(i64, u128), ()> = TableDefinition::new("expiry");
+
+/// How the redb store sweeps.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RedbOptions {
+    /// Time between background sweeps; `None` runs none (call [`ResultStore::sweep`] yourself).
+    pub sweep_interval: Option<Duration>,
+    /// Records removed per write transaction, so one sweep never holds the writer for long.
+    pub sweep_batch: usize,
+}
+
+impl Default for RedbOptions {
+    fn default() -> Self {
+        Self { sweep_interval: Some(Duration::from_secs(60)), sweep_batch: 512 }
+    }
+}
+
+impl RedbOptions {
+    /// With a background sweep every `interval`, or none.
+    pub fn sweep_interval(mut self, interval: Option<Duration>) -> Self {
+        self.sweep_interval = interval;
+        self
+    }
+
+    /// With `batch` records removed per write transaction (at least 1).
+    pub fn sweep_batch(mut self, batch: usize) -> Self {
+        self.sweep_batch = batch.max(1);
+        self
+    }
+}
+
+/// The redb store. Dropping it stops its sweeper and, once running calls finish, closes the
+/// file, so the next process (or the next handle) can open it.
+#[derive(Debug)]
+pub struct RedbStore {
+    inner: Arc<Inner>,
+    sweeper: Option<JoinHandle<()>>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    db: Database,
+    path: PathBuf,
+    batch: usize,
+}
+
+impl RedbStore {
+    /// Opens (or creates) `results.redb` in `dir`, creating the directory when missing, with
+    /// the default background sweep. A directory whose file another process holds is refused
+    /// with [`StoreError::DataDirInUse`].
+    pub async fn open(dir: impl Into<PathBuf>) -> Result<Self, StoreError> {
+        Self::open_with(dir, RedbOptions::default()).await
+    }
+
+    /// Opens with explicit options. The background sweep needs a tokio runtime (it is one task).
+    pub async fn open_with(
+        dir: impl Into<PathBuf>,
+        options: RedbOptions,
+    ) -> Result<Self, StoreError> {
+        let dir = dir.into();
+        let batch = options.sweep_batch.max(1);
+        let inner = tokio::task::spawn_blocking(move || open_blocking(dir, batch))
+            .await
+            .map_err(|err| StoreError::Task(err.to_string()))??;
+        let inner = Arc::new(inner);
+        let sweeper = options.sweep_interval.map(|every| {
+            tokio::spawn(sweep_forever(
+                Arc::downgrade(&inner),
+                every.max(Duration::from_millis(10)),
+            ))
+        });
+        Ok(Self { inner, sweeper })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    async fn blocking<T, F>(&self, work: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Inner) -> Result<T, StoreError> + Send + 'static,
+    {
+        let inner = Arc::clone(&self.inner);
+        tokio::task::spawn_blocking(move || work(&inner))
+            .await
+            .map_err(|err| StoreError::Task(err.to_string()))?
+    }
+}
+
+impl Drop for RedbStore {
+    fn drop(&mut self) {
+        if let Some(sweeper) = self.sweeper.take() {
+            sweeper.abort();
+        }
+    }
+}
+
+fn open_blocking(dir: PathBuf, batch: usize) -> Result<Inner, StoreError> {
+    std::fs::create_dir_all(&dir)
+        .map_err(|source| StoreError::CreateDir { dir: dir.clone(), source })?;
+    let path = dir.join(RESULTS_FILE);
+    let db = match Database::create(&path) {
+        Ok(db) => db,
+        Err(DatabaseError::DatabaseAlreadyOpen) => return Err(StoreError::DataDirInUse { dir }),
+        Err(err) => return Err(redb_error(&path, err)),
+    };
+    let inner = Inner { db, path, batch };
+    // Both tables exist from the start, so readers never meet a missing table.
+    let txn = inner.db.begin_write().map_err(|err| inner.error(err))?;
+    txn.open_table(RESULTS).map_err(|err| inner.error(err))?;
+    txn.open_table(EXPIRY).map_err(|err| inner.error(err))?;
+    txn.commit().map_err(|err| inner.error(err))?;
+    Ok(inner)
+}
+
+fn redb_error(path: &Path, err: impl Into<redb::Error>) -> StoreError {
+    StoreError::Redb { path: path.to_owned(), source: Box::new(err.into()) }
+}
+
+fn unix_millis(record: &Record) -> i64 {
+    record.expires.datetime().timestamp_millis()
+}
+
+impl Inner {
+    fn error(&self, err: impl Into<redb::Error>) -> StoreError {
+        redb_error(&self.path, err)
+    }
+
+    fn put(&self, record: &Record) -> Result<RecordId, StoreError> {
+        let id = RecordId::generate().map_err(StoreError::Random)?;
+        let txn = self.db.begin_write().map_err(|err| self.error(err))?;
+        {
+            let mut results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
+            results
+                .insert(id.as_u128(), record.encode().as_slice())
+                .map_err(|err| self.error(err))?;
+            let mut expiry = txn.open_table(EXPIRY).map_err(|err| self.error(err))?;
+            expiry
+                .insert((unix_millis(record), id.as_u128()), ())
+                .map_err(|err| self.error(err))?;
+        }
+        txn.commit().map_err(|err| self.error(err))?;
+        Ok(id)
+    }
+
+    fn get(&self, id: RecordId) -> Result<Option<Record>, StoreError> {
+        let txn = self.db.begin_read().map_err(|err| self.error(err))?;
+        let results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
+        let Some(bytes) = results.get(id.as_u128()).map_err(|err| self.error(err))? else {
+            return Ok(None);
+        };
+        let record = Record::decode(bytes.value()).ok_or(StoreError::Corrupt { id })?;
+        // Until the sweep comes by, an expired record is still in the file: never return it.
+        Ok((!record.is_expired()).then_some(record))
+    }
+
+    fn delete(&self, id: RecordId) -> Result<bool, StoreError> {
+        let txn = self.db.begin_write().map_err(|err| self.error(err))?;
+        let removed = {
+            let mut results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
+            let removed = results.remove(id.as_u128()).map_err(|err| self.error(err))?;
+            match removed {
+                Some(bytes) => {
+                    if let Some(record) = Record::decode(bytes.value()) {
+                        let mut expiry = txn.open_table(EXPIRY).map_err(|err| self.error(err))?;
+                        expiry
+                            .remove((unix_millis(&record), id.as_u128()))
+                            .map_err(|err| self.error(err))?;
+                    }
+                    true
+                }
+                None => false,
+            }
+        };
+        txn.commit().map_err(|err| self.error(err))?;
+        Ok(removed)
+    }
+
+    /// Removes every record expired by now, `batch` per write transaction.
+    fn sweep(&self) -> Result<usize, StoreError> {
+        let now = Utc::now().timestamp_millis();
+        let mut total = 0;
+        loop {
+            let txn = self.db.begin_write().map_err(|err| self.error(err))?;
+            let removed = {
+                let mut expiry = txn.open_table(EXPIRY).map_err(|err| self.error(err))?;
+                let mut results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
+                let due = expiry
+                    .range((i64::MIN, 0u128)..=(now, u128::MAX))
+                    .map_err(|err| self.error(err))?
+                    .take(self.batch)
+                    .map(|entry| entry.map(|(key, _)| key.value()))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|err| self.error(err))?;
+                for key in &due {
+                    expiry.remove(key).map_err(|err| self.error(err))?;
+                    results.remove(key.1).map_err(|err| self.error(err))?;
+                }
+                due.len()
+            };
+            txn.commit().map_err(|err| self.error(err))?;
+            total += removed;
+            if removed < self.batch {
+                return Ok(total);
+            }
+        }
+    }
+}
+
+async fn sweep_forever(inner: Weak<Inner>, every: Duration) {
+    let mut ticks = tokio::time::interval(every);
+    // The first tick fires at once; the store was just opened, so skip it.
+    ticks.tick().await;
+    loop {
+        ticks.tick().await;
+        let Some(inner) = inner.upgrade() else { return };
+        // A failed sweep is retried at the next tick; reads never depend on it.
+        let _ = tokio::task::spawn_blocking(move || inner.sweep()).await;
+    }
+}
+
+impl ResultStore for RedbStore {
+    fn put(&self, record: Record) -> StoreFuture<'_, RecordId> {
+        Box::pin(async move {
+            if record.is_expired() {
+                return Err(StoreError::AlreadyExpired { expires: record.expires.to_string() });
+            }
+            self.blocking(move |inner| inner.put(&record)).await
+        })
+    }
+
+    fn get(&self, id: RecordId) -> StoreFuture<'_, Option<Record>> {
+        Box::pin(self.blocking(move |inner| inner.get(id)))
+    }
+
+    fn delete(&self, id: RecordId) -> StoreFuture<'_, bool> {
+        Box::pin(self.blocking(move |inner| inner.delete(id)))
+    }
+
+    fn sweep(&self) -> StoreFuture<'_, usize> {
+        Box::pin(self.blocking(Inner::sweep))
+    }
+
+    fn backend(&self) -> &'static str {
+        "redb"
+    }
+}

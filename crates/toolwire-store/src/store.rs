@@ -1,0 +1,96 @@
+//! The `ResultStore` trait every backend implements, and the errors stores report.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+
+use crate::record::{Record, RecordId};
+
+/// A boxed future returned by [`ResultStore`] methods (boxed so that `dyn ResultStore` works:
+/// the gateway picks its backend from configuration at run time).
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+/// Where results too large to send inline are kept until their links expire.
+///
+/// Every backend keeps the same promises, checked by one shared test suite: `get` never returns
+/// an expired record, whatever the backend; `put` refuses a record that has already expired;
+/// `delete` of a missing id is not an error.
+pub trait ResultStore: Send + Sync {
+    /// Stores a record under a new random id.
+    fn put(&self, record: Record) -> StoreFuture<'_, RecordId>;
+
+    /// The record with this id, unless it is missing or expired.
+    fn get(&self, id: RecordId) -> StoreFuture<'_, Option<Record>>;
+
+    /// Removes a record; true when there was one.
+    fn delete(&self, id: RecordId) -> StoreFuture<'_, bool>;
+
+    /// Removes expired records now; returns how many were removed. Stores with native expiry
+    /// (Redis) have nothing to do and return 0.
+    fn sweep(&self) -> StoreFuture<'_, usize>;
+
+    /// A short name of the backend for logs: `memory`, `redb` or `redis`.
+    fn backend(&self) -> &'static str;
+}
+
+/// Why a store could not do what was asked.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Another process (usually a running `toolwire serve`) holds the redb file.
+    #[error("data directory in use: {}", dir.display())]
+    DataDirInUse {
+        /// The data directory.
+        dir: PathBuf,
+    },
+    /// The data directory could not be created.
+    #[error("cannot create data directory {}: {source}", dir.display())]
+    CreateDir {
+        /// The data directory.
+        dir: PathBuf,
+        /// What the file system said.
+        source: std::io::Error,
+    },
+    /// redb failed.
+    #[error("result store {}: {source}", path.display())]
+    Redb {
+        /// The database file.
+        path: PathBuf,
+        /// What redb said.
+        source: Box<redb::Error>,
+    },
+    /// The Redis URL is not one the client accepts.
+    #[error("invalid Redis URL `{url}`: {source}")]
+    RedisUrl {
+        /// The URL, with any password hidden.
+        url: String,
+        /// What the client said.
+        source: redis::RedisError,
+    },
+    /// Redis could not be reached or refused a command.
+    #[error("Redis store at {url} failed: {source}")]
+    Redis {
+        /// The URL, with any password hidden.
+        url: String,
+        /// What the client said.
+        source: redis::RedisError,
+    },
+    /// The record expired before it could be stored.
+    #[error("record already expired at {expires}")]
+    AlreadyExpired {
+        /// Its expiry.
+        expires: String,
+    },
+    /// A stored value is not a record (written by something else, or damaged).
+    #[error("stored record {id} is corrupt")]
+    Corrupt {
+        /// The record id.
+        id: RecordId,
+    },
+    /// The operating system's random number generator failed.
+    #[error("cannot generate a record id: {0}")]
+    Random(getrandom::Error),
+    /// A blocking store task did not finish (it panicked or the runtime shut down).
+    #[error("result store task failed: {0}")]
+    Task(String),
+}

@@ -1,0 +1,422 @@
+//! The built-in demo tools of DESIGN §7 over a catalog generated deterministically at start
+//! (ids 1…N), so the README's first command shows every kind of result with any client.
+
+use std::sync::{Arc, RwLock};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use toolwire_core::{ErrorCode, Pagination, Part, ToolError, ToolResult};
+use toolwire_mcp::{CallContext, Registry, RegistryError, ToolSpec};
+
+use super::png;
+
+/// Products in the demo catalog: enough that the export is well over the 256 KiB limit.
+pub const CATALOG_SIZE: u64 = 2000;
+
+const CATEGORIES: [&str; 5] = ["chairs", "tables", "lamps", "desks", "shelves"];
+const ADJECTIVES: [&str; 8] =
+    ["Oak", "Walnut", "Steel", "Linen", "Birch", "Brass", "Velvet", "Maple"];
+
+/// One product.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Product {
+    /// Its id, from 1.
+    pub id: u64,
+    /// Its name.
+    pub name: String,
+    /// Its category.
+    pub category: String,
+    /// Its price in euros.
+    pub price: f64,
+    /// Units in stock.
+    pub stock: u64,
+    /// A sentence about it.
+    pub description: String,
+}
+
+/// The catalog shared by the demo tools.
+pub type Catalog = Arc<RwLock<Vec<Product>>>;
+
+/// The deterministic catalog.
+pub fn catalog() -> Catalog {
+    let products = (1..=CATALOG_SIZE)
+        .map(|id| {
+            let category = CATEGORIES[(id % 5) as usize];
+            let adjective = ADJECTIVES[((id / 5) % 8) as usize];
+            let noun = category.trim_end_matches('s');
+            let cents = 500 + (id * 7919) % 99_500;
+            Product {
+                id,
+                name: format!("{adjective} {noun} {id}"),
+                category: category.to_owned(),
+                price: cents as f64 / 100.0,
+                stock: (id * 31) % 120,
+                description: format!(
+                    "A {} {noun} from the {adjective} line, made to order and shipped within {} days.",
+                    adjective.to_lowercase(),
+                    2 + id % 12
+                ),
+            }
+        })
+        .collect();
+    Arc::new(RwLock::new(products))
+}
+
+fn read(catalog: &Catalog) -> Result<Vec<Product>, ToolError> {
+    catalog
+        .read()
+        .map(|products| products.clone())
+        .map_err(|_| ToolError::new(ErrorCode::ToolError, "The catalog is unavailable."))
+}
+
+fn not_found(id: u64) -> ToolError {
+    let mut details = Map::new();
+    details.insert("id".into(), json!(id));
+    ToolError::new(ErrorCode::NotFound, format!("No product {id}")).with_details(details)
+}
+
+fn default_limit() -> u32 {
+    20
+}
+
+fn default_page() -> u32 {
+    1
+}
+
+/// `catalog_search` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct SearchInput {
+    /// Words to look for in names and descriptions.
+    query: Option<String>,
+    /// Only this category (chairs, tables, lamps, desks, shelves).
+    category: Option<String>,
+    /// Products per page.
+    #[serde(default = "default_limit")]
+    #[schemars(range(min = 1, max = 100))]
+    limit: u32,
+    /// The page, from 1.
+    #[serde(default = "default_page")]
+    #[schemars(range(min = 1))]
+    page: u32,
+}
+
+/// `catalog_get` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct GetInput {
+    /// The product id.
+    id: u64,
+}
+
+/// `catalog_count` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct CountInput {
+    /// Only this category.
+    category: Option<String>,
+}
+
+/// `catalog_update_price` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct UpdateInput {
+    /// The product id.
+    id: u64,
+    /// The new price in euros.
+    #[schemars(extend("exclusiveMinimum" = 0))]
+    price: f64,
+    /// Preview the change without making it.
+    #[serde(rename = "dryRun", default)]
+    dry_run: bool,
+}
+
+/// What a price update changes.
+#[derive(Debug, Serialize, JsonSchema)]
+struct PriceChange {
+    id: u64,
+    name: String,
+    #[serde(rename = "oldPrice")]
+    old_price: f64,
+    #[serde(rename = "newPrice")]
+    new_price: f64,
+}
+
+/// No arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct NoInput {}
+
+/// `catalog_chart` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct ChartInput {
+    /// Chart price bands of this category instead of products per category.
+    category: Option<String>,
+}
+
+fn read_only() -> Map<String, Value> {
+    let mut hints = Map::new();
+    hints.insert("readOnlyHint".into(), json!(true));
+    hints.insert("openWorldHint".into(), json!(false));
+    hints
+}
+
+fn built(builder: toolwire_core::ToolResultBuilder) -> ToolResult {
+    builder.build().unwrap_or_else(|e| {
+        ToolResult::failure(ToolError::new(ErrorCode::ToolError, format!("internal: {e}")))
+    })
+}
+
+/// Registers the demo tools on `registry`.
+pub fn register(registry: &mut Registry, catalog: &Catalog) -> Result<(), RegistryError> {
+    let c = catalog.clone();
+    registry.register(
+        ToolSpec::new(
+            "catalog_search",
+            "Search the product catalog by words and category; results come a page at a time.",
+        )
+        .title("Search the catalog")
+        .annotations(read_only())
+        .output::<Vec<Product>>(),
+        move |input: SearchInput, _cx: CallContext| {
+            let c = c.clone();
+            async move { search(&c, input) }
+        },
+    )?;
+    let c = catalog.clone();
+    registry.register(
+        ToolSpec::new("catalog_get", "Get one product by its id.")
+            .title("Get a product")
+            .annotations(read_only())
+            .output::<Product>(),
+        move |input: GetInput, _cx: CallContext| {
+            let c = c.clone();
+            async move {
+                let found = read(&c)?.into_iter().find(|p| p.id == input.id);
+                found.ok_or_else(|| not_found(input.id))
+            }
+        },
+    )?;
+    let c = catalog.clone();
+    registry.register(
+        ToolSpec::new("catalog_count", "Count the products, in one category or in all.")
+            .title("Count products")
+            .annotations(read_only())
+            .output::<u64>(),
+        move |input: CountInput, _cx: CallContext| {
+            let c = c.clone();
+            async move {
+                let products = read(&c)?;
+                let wanted = input.category.as_deref();
+                Ok::<u64, ToolError>(
+                    products.iter().filter(|p| wanted.is_none_or(|w| p.category == w)).count()
+                        as u64,
+                )
+            }
+        },
+    )?;
+    let c = catalog.clone();
+    let mut hints = Map::new();
+    hints.insert("destructiveHint".into(), json!(false));
+    hints.insert("idempotentHint".into(), json!(true));
+    registry.register(
+        ToolSpec::new(
+            "catalog_update_price",
+            "Change a product's price. With dryRun the change is only previewed (no privilege needed); a real update needs the catalog:write privilege.",
+        )
+        .title("Update a price")
+        .annotations(hints)
+        .output::<PriceChange>(),
+        move |input: UpdateInput, cx: CallContext| {
+            let c = c.clone();
+            async move { update_price(&c, input, &cx) }
+        },
+    )?;
+    let c = catalog.clone();
+    registry.register(
+        ToolSpec::new(
+            "catalog_export",
+            "Export the whole catalog; the result is large and is stored behind a link to read with resources/read.",
+        )
+        .title("Export the catalog")
+        .annotations(read_only()),
+        move |_input: NoInput, _cx: CallContext| {
+            let c = c.clone();
+            async move {
+                match read(&c) {
+                    Ok(products) => built(
+                        ToolResult::builder()
+                            .data(json!(products))
+                            .summary(format!("The whole catalog: {} products.", products.len())),
+                    ),
+                    Err(error) => ToolResult::failure(error),
+                }
+            }
+        },
+    )?;
+    let c = catalog.clone();
+    registry.register(
+        ToolSpec::new(
+            "catalog_chart",
+            "Draw a PNG bar chart: products per category, or price bands of one category.",
+        )
+        .title("Chart the catalog")
+        .annotations(read_only()),
+        move |input: ChartInput, _cx: CallContext| {
+            let c = c.clone();
+            async move { chart(&c, input) }
+        },
+    )?;
+    Ok(())
+}
+
+fn search(catalog: &Catalog, input: SearchInput) -> ToolResult {
+    let products = match read(catalog) {
+        Ok(p) => p,
+        Err(e) => return ToolResult::failure(e),
+    };
+    let words: Vec<String> = input
+        .query
+        .as_deref()
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(str::to_lowercase)
+        .collect();
+    let matches: Vec<Product> = products
+        .into_iter()
+        .filter(|p| input.category.as_deref().is_none_or(|c| p.category == c))
+        .filter(|p| {
+            let text = format!("{} {}", p.name, p.description).to_lowercase();
+            words.iter().all(|w| text.contains(w.as_str()))
+        })
+        .collect();
+    let total = matches.len() as u64;
+    let (limit, page) = (u64::from(input.limit), u64::from(input.page));
+    let start = (page - 1).saturating_mul(limit);
+    let items: Vec<&Product> = matches.iter().skip(start as usize).take(limit as usize).collect();
+    let mut pagination = Pagination::new(total, page, limit);
+    if start + (items.len() as u64) < total {
+        pagination = pagination.next_cursor((page + 1).to_string());
+    }
+    built(
+        ToolResult::builder()
+            .data(json!(items))
+            .summary(format!("{total} products match; page {page} shows {}.", items.len()))
+            .pagination(pagination),
+    )
+}
+
+fn update_price(catalog: &Catalog, input: UpdateInput, cx: &CallContext) -> ToolResult {
+    if !input.dry_run && !cx.principal().has("catalog:write") {
+        return ToolResult::failure(ToolError::missing_privilege(["catalog:write"]));
+    }
+    let Ok(mut products) = catalog.write() else {
+        return ToolResult::failure(ToolError::new(ErrorCode::ToolError, "The catalog is unavailable."));
+    };
+    let Some(product) = products.iter_mut().find(|p| p.id == input.id) else {
+        return ToolResult::failure(not_found(input.id));
+    };
+    let change = PriceChange {
+        id: product.id,
+        name: product.name.clone(),
+        old_price: product.price,
+        new_price: input.price,
+    };
+    let summary = if input.dry_run {
+        format!(
+            "Dry run: the price of {} would change from {} to {}; nothing was changed.",
+            change.name, change.old_price, change.new_price
+        )
+    } else {
+        product.price = input.price;
+        format!(
+            "The price of {} changed from {} to {}.",
+            change.name, change.old_price, change.new_price
+        )
+    };
+    built(
+        ToolResult::builder()
+            .data(json!(change))
+            .summary(summary)
+            .dry_run(input.dry_run),
+    )
+}
+
+fn chart(catalog: &Catalog, input: ChartInput) -> ToolResult {
+    let products = match read(catalog) {
+        Ok(p) => p,
+        Err(e) => return ToolResult::failure(e),
+    };
+    let bars: Vec<(String, u64)> = match input.category.as_deref() {
+        None => CATEGORIES
+            .iter()
+            .map(|c| (c.to_string(), products.iter().filter(|p| p.category == *c).count() as u64))
+            .collect(),
+        Some(category) => {
+            let bands = [(0.0, 100.0), (100.0, 250.0), (250.0, 500.0), (500.0, 1000.0)];
+            bands
+                .iter()
+                .map(|(low, high)| {
+                    let count = products
+                        .iter()
+                        .filter(|p| p.category == category && p.price >= *low && p.price < *high)
+                        .count() as u64;
+                    (format!("{low}-{high} EUR"), count)
+                })
+                .collect()
+        }
+    };
+    let png = draw(&bars);
+    let listed: Vec<String> = bars.iter().map(|(label, n)| format!("{label}: {n}")).collect();
+    let summary = match input.category {
+        None => format!("Bar chart of products per category ({}).", listed.join(", ")),
+        Some(c) => format!("Bar chart of {c} per price band ({}).", listed.join(", ")),
+    };
+    built(
+        ToolResult::builder()
+            .summary(summary)
+            .part(Part::named_binary(png, "image/png", "chart.png")),
+    )
+}
+
+/// Draws the bars on a white 320×200 canvas.
+fn draw(bars: &[(String, u64)]) -> Vec<u8> {
+    const W: usize = 320;
+    const H: usize = 200;
+    let mut rgb = vec![255u8; W * H * 3];
+    let max = bars.iter().map(|(_, n)| *n).max().unwrap_or(0).max(1);
+    let slot = W / bars.len().max(1);
+    for (i, (_, n)) in bars.iter().enumerate() {
+        let height = (*n as usize * (H - 20)) / max as usize;
+        for x in i * slot + slot / 6..(i + 1) * slot - slot / 6 {
+            for y in H - 10 - height..H - 10 {
+                let at = (y * W + x) * 3;
+                rgb[at..at + 3].copy_from_slice(&[66, 133, 244]);
+            }
+        }
+    }
+    for x in 0..W {
+        let at = ((H - 10) * W + x) * 3;
+        rgb[at..at + 3].copy_from_slice(&[0, 0, 0]);
+    }
+    png::encode_rgb(W as u32, H as u32, &rgb)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_catalog_is_deterministic() {
+        let a = read(&catalog()).unwrap_or_default();
+        let b = read(&catalog()).unwrap_or_default();
+        assert_eq!(a.len(), CATALOG_SIZE as usize);
+        assert_eq!(serde_json::to_string(&a).ok(), serde_json::to_string(&b).ok());
+        assert_eq!(a[0].id, 1);
+        assert_eq!(a[0].name, "Oak table 1");
+        assert_eq!(a[0].category, "tables");
+    }
+
+    #[test]
+    fn the_export_is_well_over_the_limit() {
+        let all = read(&catalog()).unwrap_or_default();
+        let size = serde_json::to_string(&all).map(|s| s.len()).unwrap_or(0);
+        assert!(size > 2 * 262_144, "{size}");
+    }
+}

@@ -76,9 +76,10 @@ pub(crate) fn passthrough(raw: &str) -> ToolResult {
     result
 }
 
-/// Parses an already-decoded value; `raw` is the text it was decoded from (kept as provenance,
-/// or passed through when the value is not an envelope).
-pub(crate) fn from_value(value: Value, raw: &str) -> ToolResult {
+/// Parses an already-decoded value, so that a caller that has decoded the JSON once (as
+/// [`crate::parse_any`] does) need not decode it again; `raw` is the text it was decoded from
+/// (kept as provenance, or passed through when the value is not an envelope).
+pub fn from_value(value: Value, raw: &str) -> ToolResult {
     let Value::Object(top) = value else {
         return passthrough(raw);
     };
@@ -185,6 +186,10 @@ fn legacy_error(
             (None, top_code.take(), top_details.take())
         }
     };
+    // An object error's own code and details win; the top-level ones are then kept, not lost.
+    if let Some(unused) = top_code {
+        leftovers.push(("code".to_owned(), Value::String(unused)));
+    }
     if let Some(unused) = top_details {
         leftovers.push(("details".to_owned(), Value::Object(unused)));
     }
@@ -261,12 +266,7 @@ fn apply_meta(result: &mut ToolResult, entries: Vec<(String, Value)>) {
                 Ok(at) => result.meta.expires_at = Some(at),
                 Err(_) => keep_legacy(result, &key, value),
             },
-            "resourceUri" => match value {
-                Value::String(uri) if uri.starts_with(STORED_RESULT_PREFIX) => {
-                    resource_uri = Some(uri);
-                }
-                other => keep_legacy(result, &key, other),
-            },
+            "resourceUri" => resource_uri = Some(value),
             "note" => note = Some(value),
             namespaced if namespaced.contains('/') => keep_namespaced(result, &key, value),
             _ => keep_legacy(result, &key, value),
@@ -275,46 +275,51 @@ fn apply_meta(result: &mut ToolResult, entries: Vec<(String, Value)>) {
     attach_resource_uri(result, resource_uri, note, links_from_list);
 }
 
-/// Turns `resourceUri` (+ `note`) into a stored link. When a `storedLinks` list was given, the
-/// pair only repeats its first link and is consumed if it does; otherwise both stay `legacy`.
+/// Turns `resourceUri` (+ `note`) into a stored link when it points at this server's stored
+/// results. When a `storedLinks` list was given, the pair only repeats its first link (whatever
+/// its scheme) and is consumed if it does. Anything else stays under `legacy`.
 fn attach_resource_uri(
     result: &mut ToolResult,
-    uri: Option<String>,
+    uri: Option<Value>,
     note: Option<Value>,
     links_from_list: bool,
 ) {
-    let Some(uri) = uri else {
-        if let Some(note) = note {
-            keep_legacy(result, "note", note);
+    let first = result.stored_links.first();
+    let (uri, note) = match (uri, note) {
+        (Some(Value::String(uri)), note) if links_from_list => {
+            if first.is_some_and(|link| link.uri == uri) {
+                let description = first.and_then(|link| link.description.as_deref());
+                match note {
+                    Some(Value::String(text)) if Some(text.as_str()) == description => (None, None),
+                    None => (None, None),
+                    other => (None, other),
+                }
+            } else {
+                (Some(Value::String(uri)), note)
+            }
         }
-        return;
+        (Some(Value::String(uri)), note) if uri.starts_with(STORED_RESULT_PREFIX) => {
+            let mut link = StoredLink::new(uri);
+            link.size = result.meta.response_size;
+            link.expires_at = result.meta.expires_at;
+            let note = match note {
+                Some(Value::String(text)) => {
+                    link.description = Some(text);
+                    None
+                }
+                other => other,
+            };
+            result.stored_links.push(link);
+            (None, note)
+        }
+        other => other,
     };
-    if links_from_list {
-        let first = result.stored_links.first();
-        if first.is_some_and(|link| link.uri == uri) {
-            let description = first.and_then(|link| link.description.as_deref());
-            match note {
-                Some(Value::String(text)) if Some(text.as_str()) == description => {}
-                None => {}
-                Some(other) => keep_legacy(result, "note", other),
-            }
-        } else {
-            keep_legacy(result, "resourceUri", Value::String(uri));
-            if let Some(note) = note {
-                keep_legacy(result, "note", note);
-            }
-        }
-        return;
+    if let Some(uri) = uri {
+        keep_legacy(result, "resourceUri", uri);
     }
-    let mut link = StoredLink::new(uri);
-    link.size = result.meta.response_size;
-    link.expires_at = result.meta.expires_at;
-    match note {
-        Some(Value::String(text)) => link.description = Some(text),
-        None => {}
-        Some(other) => keep_legacy(result, "note", other),
+    if let Some(note) = note {
+        keep_legacy(result, "note", note);
     }
-    result.stored_links.push(link);
 }
 
 /// A `<namespace>/<key>` entry: that extension when the namespace and key are allowed,

@@ -10,6 +10,7 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
+use chrono::Datelike as _;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -469,13 +470,16 @@ pub(crate) fn parse_query(value: &Value, path: &str) -> Result<Query, V1Error> {
     Ok(Query::new(tool, map.get("arguments").cloned().unwrap_or(Value::Null)))
 }
 
-/// Parses a timestamp string at `path`.
+/// Parses a timestamp string at `path`. An offset that moves the instant out of the years
+/// 0000–9999 in UTC is refused: RFC 3339 could not write it back.
 pub(crate) fn parse_timestamp(value: &Value, path: &str) -> Result<Timestamp, V1Error> {
     let Value::String(text) = value else {
         return Err(wrong(path, "an RFC 3339 timestamp string"));
     };
     Timestamp::parse(text)
-        .map_err(|_| V1Error::Timestamp { path: path.to_owned(), text: text.clone() })
+        .ok()
+        .filter(|at| (0..=9999).contains(&at.datetime().year()))
+        .ok_or_else(|| V1Error::Timestamp { path: path.to_owned(), text: text.clone() })
 }
 
 fn parse_meta(value: &Value, path: &str) -> Result<Metadata, V1Error> {

@@ -7,6 +7,8 @@ use serde_json::{Value, json};
 use toolwire_core::wire::{self, WireViolation};
 use toolwire_core::{McpRevision, Target};
 
+// `cfg(test)` marks the helper as test code for clippy's unwrap rules.
+#[cfg(test)]
 fn examples(folder: &str) -> Vec<(String, Value)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../spec/mcp/2026-07-28/examples")

@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 use futures::FutureExt as _;
 use rmcp::ErrorData;
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ResourceTemplate,
-    ResultType, ServerCapabilities, ServerConfig,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest,
+    CustomResult, Implementation, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, ResourceTemplate, ResultType, ServerCapabilities, ServerConfig,
 };
 #[allow(deprecated)]
 // logging (SetLevelRequestParams) is deprecated by SEP-2577; the suite tests it
@@ -398,6 +398,29 @@ impl rmcp::ServerHandler for McpServer {
             "tools/call"
         );
         Ok(CallToolResponse::Complete(wire))
+    }
+
+    /// rmcp hands a request it could not parse into its typed form to this method: for
+    /// `tools/call` that means `params` do not satisfy `CallToolRequest`, which is -32602, not
+    /// an unknown method.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let params = request.params.clone().unwrap_or(Value::Null);
+        let problem = match request.method.as_str() {
+            "tools/call" => serde_json::from_value::<CallToolRequestParams>(params).err(),
+            "resources/read" => serde_json::from_value::<ReadResourceRequestParams>(params).err(),
+            _ => None,
+        };
+        if let Some(problem) = problem {
+            return Err(ErrorData::invalid_params(
+                format!("params of {} are malformed: {problem}", request.method),
+                None,
+            ));
+        }
+        Err(ErrorData::new(rmcp::model::ErrorCode::METHOD_NOT_FOUND, request.method, None))
     }
 
     async fn list_resources(

@@ -2,6 +2,7 @@
 //! results, and run the gateway.
 
 mod cmd;
+mod serve;
 
 use std::process::ExitCode;
 
@@ -19,6 +20,33 @@ struct Cli {
 enum Command {
     /// Read a result (v1, legacy envelope or anything) on stdin and print its v1 form.
     Parse,
+    /// Check a wire result on stdin against the target's official schema and toolwire's wire
+    /// contract; prints one `path: message` line per violation.
+    Validate {
+        /// legacy, mcp-<YYYY-MM-DD>, a2a-0.3 or a2a-1.0.
+        #[arg(long)]
+        target: String,
+        /// The tool's output declaration; `structuredContent` must match what it publishes.
+        #[arg(long, value_name = "FILE")]
+        output_schema: Option<std::path::PathBuf>,
+        /// The tool's structured shape: data or envelope.
+        #[arg(long, default_value = "data")]
+        shape: String,
+    },
+    /// Read an output declaration on stdin (a typed `{"outputs": …}` document or a JSON Schema)
+    /// and print the outputSchema the target publishes in tools/list, or `null` when it
+    /// publishes none (before mcp-2025-06-18, or nothing declared). For legacy and A2A targets,
+    /// which have no outputSchema, print the declared data schema as it is checked.
+    Schema {
+        /// Target: legacy, mcp-<YYYY-MM-DD>, a2a-0.3 or a2a-1.0.
+        #[arg(long)]
+        target: String,
+        /// Structured shape: data or envelope.
+        #[arg(long, default_value = "data")]
+        shape: String,
+    },
+    /// Run the gateway: every MCP revision over Streamable HTTP (default) or stdio.
+    Serve(serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +59,11 @@ fn main() -> ExitCode {
     };
     let outcome = match cli.command {
         Command::Parse => cmd::parse::run(),
+        Command::Validate { target, output_schema, shape } => {
+            cmd::validate::run(&target, output_schema.as_deref(), &shape)
+        }
+        Command::Schema { target, shape } => cmd::schema::run(&target, &shape),
+        Command::Serve(args) => serve::run(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -71,13 +71,11 @@ fn draft_of(schema: &Value) -> Result<Draft, SchemaError> {
         if problem.is_some() {
             return;
         }
-        if let Some(value) = object.get("$schema") {
-            if value.as_str().and_then(known_draft).is_none() {
-                problem = Some(SchemaError::UnknownDialect {
-                    found: value.to_string(),
-                    at: pointer_push(at, "$schema"),
-                });
-            }
+        if let Some(value) = object.get("$schema")
+            && value.as_str().and_then(known_draft).is_none()
+        {
+            problem =
+                Some(SchemaError::UnknownDialect { found: value.to_string(), at: at.to_owned() });
         }
     });
     if let Some(problem) = problem {
@@ -107,14 +105,14 @@ fn known_draft(uri: &str) -> Option<Draft> {
 
 /// Refuses every reference that leaves the document or points nowhere inside it.
 fn check_refs(schema: &Value) -> Result<(), SchemaError> {
-    let mut ids = Vec::new();
+    let mut resources: Vec<(String, &Value)> = Vec::new();
     let mut anchors = Vec::new();
-    walk(schema, "", &mut |object, _| {
+    walk_resources(schema, schema, "", &mut |object, resource, _| {
         for key in ["$id", "id"] {
             if let Some(id) = object.get(key).and_then(Value::as_str) {
                 match id.strip_prefix('#') {
                     Some(anchor) => anchors.push(anchor.to_owned()),
-                    None => ids.push(id.trim_end_matches('#').to_owned()),
+                    None => resources.push((id.trim_end_matches('#').to_owned(), resource)),
                 }
             }
         }
@@ -126,48 +124,54 @@ fn check_refs(schema: &Value) -> Result<(), SchemaError> {
     });
     let mut problem = None;
     walk_resources(schema, schema, "", &mut |object, resource, at| {
-        if problem.is_some() {
-            return;
-        }
         for key in REF_KEYWORDS {
             let Some(reference) = object.get(key).and_then(Value::as_str) else {
                 continue;
             };
-            let at = pointer_push(at, key);
-            let (uri, fragment) = match reference.split_once('#') {
-                Some((uri, fragment)) => (uri, Some(fragment)),
-                None => (reference, None),
-            };
-            let resolves = if uri.is_empty() {
-                match fragment {
-                    None | Some("") => true,
-                    Some(pointer) if pointer.starts_with('/') => {
-                        percent_decode(pointer).is_some_and(|p| resource.pointer(&p).is_some())
-                    }
-                    Some(anchor) => anchors.iter().any(|a| a == anchor),
-                }
-            } else if names_an_id(uri, &ids) {
-                // The compiler resolves it exactly, offline.
-                true
-            } else {
-                problem = Some(SchemaError::ExternalRef { reference: reference.to_owned(), at });
+            if problem.is_some() {
                 return;
+            }
+            let (uri, fragment) = match reference.split_once('#') {
+                Some((uri, fragment)) => (uri, fragment),
+                None => (reference, ""),
+            };
+            let target = if uri.is_empty() {
+                Some(resource)
+            } else if let Some((_, named)) = resources.iter().find(|(id, _)| id == uri) {
+                Some(*named)
+            } else if names_an_id(uri, &resources) {
+                // A relative reference to an embedded resource: the compiler resolves it
+                // exactly, offline.
+                None
+            } else {
+                problem = Some(SchemaError::ExternalRef {
+                    reference: reference.to_owned(),
+                    at: at.to_owned(),
+                });
+                return;
+            };
+            let resolves = match (target, fragment) {
+                (None, _) | (Some(_), "") => true,
+                (Some(target), pointer) if pointer.starts_with('/') => {
+                    percent_decode(pointer).is_some_and(|p| target.pointer(&p).is_some())
+                }
+                (Some(_), anchor) => anchors.iter().any(|a| a == anchor),
             };
             if !resolves {
-                problem =
-                    Some(SchemaError::UnresolvableRef { reference: reference.to_owned(), at });
-                return;
+                problem = Some(SchemaError::UnresolvableRef {
+                    reference: reference.to_owned(),
+                    at: at.to_owned(),
+                });
             }
         }
     });
     problem.map_or(Ok(()), Err)
 }
 
-/// Whether a reference's URI part names a resource the document itself declares with `$id`.
-fn names_an_id(uri: &str, ids: &[String]) -> bool {
-    ids.iter().any(|id| {
-        id == uri
-            || id.ends_with(&format!("/{uri}"))
+/// Whether a relative reference names a resource the document itself declares with `$id`.
+fn names_an_id(uri: &str, resources: &[(String, &Value)]) -> bool {
+    resources.iter().any(|(id, _)| {
+        id.ends_with(&format!("/{uri}"))
             || uri.ends_with(&format!("/{}", id.trim_start_matches("./")))
     })
 }
@@ -208,9 +212,12 @@ fn percent_decode(text: &str) -> Option<String> {
 }
 
 /// Calls `visit` on every schema object of `schema` with its JSON pointer.
-pub(crate) fn walk(schema: &Value, at: &str, visit: &mut dyn FnMut(&Map<String, Value>, &str)) {
+fn walk(schema: &Value, at: &str, visit: &mut dyn FnMut(&Map<String, Value>, &str)) {
     walk_resources(schema, schema, at, &mut |object, _, at| visit(object, at));
 }
+
+/// Called with a schema object, its enclosing resource and its JSON pointer.
+type ResourceVisitor<'a, 'f> = dyn FnMut(&'a Map<String, Value>, &'a Value, &str) + 'f;
 
 /// Like [`walk`], also passing the nearest enclosing resource (the closest object with its own
 /// `$id`, else the root), which is what a `#/…` pointer is resolved against.
@@ -218,7 +225,7 @@ fn walk_resources<'a>(
     schema: &'a Value,
     resource: &'a Value,
     at: &str,
-    visit: &mut dyn FnMut(&'a Map<String, Value>, &'a Value, &str),
+    visit: &mut ResourceVisitor<'a, '_>,
 ) {
     match schema {
         Value::Object(object) => {

@@ -17,7 +17,7 @@ use crate::target::McpRevision;
 
 /// Where a copy of the whole declared data schema goes when the schema refers to its own root.
 const ROOT_COPY: &str = "toolwire_data";
-/// Keywords that stay on the envelope's `data` (they hold for failures too).
+/// Keywords that stay on the envelope's `data` (they hold for failures too, which carry `{}`).
 const DATA_PART: [&str; 3] = ["type", "properties", "description"];
 
 /// The envelope's `structuredContent` for a result: `message` is the summary on success (`""`
@@ -68,15 +68,20 @@ pub(crate) fn publish(declared: &Value, revision: McpRevision) -> Value {
                 binding.insert(key.clone(), value.clone());
             }
         }
+        // Keywords such as `additionalProperties` read their siblings: beyond a bare
+        // `required`, a success is held to the whole declared schema.
+        if binding.keys().any(|key| key != "required") {
+            binding = inner.clone();
+        }
     }
     data.insert("type".into(), Value::String("object".into()));
     data.entry("properties").or_insert_with(|| Value::Object(Map::new()));
 
     let mut schema = Map::new();
-    if revision >= McpRevision::V2025_11_25 {
-        if let Some(dialect) = dialect {
-            schema.insert("$schema".into(), dialect);
-        }
+    if revision >= McpRevision::V2025_11_25
+        && let Some(dialect) = dialect
+    {
+        schema.insert("$schema".into(), dialect);
     }
     schema.insert("type".into(), Value::String("object".into()));
     schema.insert(

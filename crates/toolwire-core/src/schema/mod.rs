@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::error::{ErrorCode, ToolError};
 use crate::result::ToolResult;
 use crate::target::{McpRevision, Shape};
 
@@ -144,11 +145,10 @@ impl ToolOutput {
             (None, Shape::Envelope) => {
                 validate::check(&declared.validator, &Value::Object(serde_json::Map::new()))
             }
-            (None, _) => Err(Violation {
-                path: String::new(),
-                message: "the tool declares an output schema but the success carries no data"
-                    .to_owned(),
-            }),
+            (None, _) => Err(Violation::new(
+                "",
+                "the tool declares an output schema but the success carries no data",
+            )),
         }
     }
 }
@@ -165,6 +165,31 @@ pub struct Violation {
     pub path: String,
     /// What is wrong there.
     pub message: String,
+}
+
+impl Violation {
+    /// A violation at `path` (a JSON pointer, `""` for the root).
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { path: path.into(), message: message.into() }
+    }
+
+    /// The `tool_error` failure that replaces violating data in `enforce` mode: it names the
+    /// violated path (also in `details.path`) and, being a failure, validates under every
+    /// declared schema.
+    pub fn to_tool_error(&self) -> ToolError {
+        let mut details = serde_json::Map::new();
+        details.insert("path".into(), Value::String(self.path.clone()));
+        details.insert("message".into(), Value::String(self.message.clone()));
+        ToolError::new(
+            ErrorCode::ToolError,
+            format!(
+                "the tool's output does not match its declared output schema at {}: {}",
+                Location(&self.path),
+                self.message
+            ),
+        )
+        .with_details(details)
+    }
 }
 
 impl fmt::Display for Violation {

@@ -33,7 +33,12 @@ pub fn publish_input_schema(input: &Value, revision: McpRevision) -> Value {
 /// The data shape's `outputSchema` for `revision` (2025-06-18 or later) of a declared schema.
 pub(crate) fn publish_output_schema(declared: &Value, revision: McpRevision) -> Value {
     if revision >= McpRevision::V2026_07_28 {
-        return declared.clone();
+        // As declared; a boolean root (only `false` gets here) is spelled out because `Tool`
+        // needs an object.
+        return match declared {
+            Value::Bool(accept) => boolean_schema(*accept),
+            other => other.clone(),
+        };
     }
     let mut schema = if super::root_is_object(declared) {
         declared.clone()
@@ -51,10 +56,10 @@ fn wrap(declared: &Value, revision: McpRevision, name: &str) -> Value {
     let home = format!("#/properties/{name}");
     let (inner, hoisted, dialect) = nest(declared, &|fragment| format!("{home}{fragment}"));
     let mut wrapper = Map::new();
-    if revision >= McpRevision::V2025_11_25 {
-        if let Some(dialect) = dialect {
-            wrapper.insert("$schema".into(), dialect);
-        }
+    if revision >= McpRevision::V2025_11_25
+        && let Some(dialect) = dialect
+    {
+        wrapper.insert("$schema".into(), dialect);
     }
     wrapper.insert("type".into(), Value::String("object".into()));
     wrapper.insert("properties".into(), json!({ name: inner }));
@@ -185,10 +190,10 @@ fn walk_children(key: &str, child: &mut Value, each: &mut dyn FnMut(&mut Value))
 /// What 2025-06-18 and 2025-11-25 (and the older revisions, for input schemas) need: object
 /// property schemas, and `$schema` only at the root from 2025-11-25.
 pub(crate) fn handshake_era_cleanup(schema: &mut Value, revision: McpRevision) {
-    if let Value::Object(root) = schema {
-        if revision < McpRevision::V2025_11_25 {
-            root.shift_remove("$schema");
-        }
+    if let Value::Object(root) = schema
+        && revision < McpRevision::V2025_11_25
+    {
+        root.shift_remove("$schema");
     }
     every_object(schema, true, &mut |map, is_root| {
         if !is_root {

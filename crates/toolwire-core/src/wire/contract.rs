@@ -274,7 +274,7 @@ pub(crate) fn output_schema_violations(
     value: &Value,
     out: &mut Vec<WireViolation>,
 ) {
-    let validator = match jsonschema::validator_for(schema) {
+    let validator = match jsonschema::options().offline().build(schema) {
         Ok(validator) => validator,
         Err(err) => {
             out.push(WireViolation::new(

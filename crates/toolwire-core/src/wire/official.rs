@@ -12,7 +12,7 @@ use jsonschema::error::ValidationErrorKind;
 use jsonschema::{ValidationError, Validator};
 use serde_json::{Map, Value, json};
 
-use super::WireViolation;
+use super::{WireViolation, pointer};
 use crate::target::{A2aVersion, McpRevision};
 
 const MCP_2024_11_05: &str = include_str!("../../../../spec/mcp/2024-11-05/schema.json");
@@ -35,6 +35,7 @@ impl Official {
         let validator = root.and_then(|root| {
             jsonschema::options()
                 .should_validate_formats(true)
+                .offline()
                 .build(&root)
                 .map_err(|err| err.to_string())
         });
@@ -58,9 +59,7 @@ impl Official {
             }
         }
     }
-}
 
-impl Official {
     /// Appends `err`, or for an `anyOf` whose intended alternative is clear, that alternative's
     /// own errors: "not valid under any of the schemas" at a content block says nothing about
     /// which field is wrong.
@@ -70,6 +69,16 @@ impl Official {
         {
             for inner in branch {
                 self.push(inner, out);
+            }
+            return;
+        }
+        // Name each unexpected key itself: the path then points at the offending field.
+        if let ValidationErrorKind::AdditionalProperties { unexpected } = err.kind() {
+            for key in unexpected {
+                out.push(WireViolation::new(
+                    pointer(err.instance_path().as_str(), key),
+                    format!("`{key}` is not allowed here ({})", self.name),
+                ));
             }
             return;
         }
@@ -150,4 +159,47 @@ fn definition_root(text: &str, definition: &str) -> Result<Value, String> {
     // `allOf` rather than a sibling `$ref`: draft-07 ignores keywords next to `$ref`.
     root.insert("allOf".to_owned(), json!([{ "$ref": format!("#/{key}/{definition}") }]));
     Ok(Value::Object(root))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_embedded_schema_compiles() {
+        for revision in McpRevision::ALL {
+            let official = call_tool_result(revision);
+            assert!(
+                official.validator.is_ok(),
+                "{}: {:?}",
+                official.name,
+                official.validator.as_ref().err()
+            );
+        }
+        for version in [A2aVersion::V0_3, A2aVersion::V1_0] {
+            let official = a2a_task(version);
+            assert!(
+                official.validator.is_ok(),
+                "{}: {:?}",
+                official.name,
+                official.validator.as_ref().err()
+            );
+        }
+    }
+
+    #[test]
+    fn a_missing_definition_is_an_error_not_a_panic() {
+        assert_eq!(
+            definition_root(MCP_2025_06_18, "NoSuchThing"),
+            Err("the schema has no `NoSuchThing` definition".to_owned())
+        );
+        assert_eq!(
+            definition_root("{}", "Task"),
+            Err("the schema has neither `$defs` nor `definitions`".to_owned())
+        );
+        let broken = Official::compile("broken", Ok(json!({"type": 12})));
+        let violations = broken.violations(&json!({}));
+        assert_eq!(violations.len(), 1);
+        assert!(violations[0].message.starts_with("broken does not compile: "), "{violations:?}");
+    }
 }

@@ -160,7 +160,10 @@ fn arb_error() -> impl Strategy<Value = ToolError> {
             _ => None,
         });
     let code = prop_oneof![4 => known, 1 => unknown];
-    (code, arb_text(), option::of(arb_object())).prop_map(|(code, message, details)| {
+    // A failure always says something: an empty message would read back from a legacy
+    // envelope as the fallback message.
+    let message = arb_text().prop_filter("an empty message", |m| !m.is_empty());
+    (code, message, option::of(arb_object())).prop_map(|(code, message, details)| {
         let error = ToolError::new(code, message);
         match details {
             Some(details) => error.with_details(details),

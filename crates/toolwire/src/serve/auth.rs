@@ -58,9 +58,16 @@ impl Auth {
 }
 
 /// The axum middleware: puts the caller's [`Principal`] into the request, or answers 401.
-pub async fn middleware(State(auth): State<Arc<Auth>>, mut request: Request, next: Next) -> Response {
-    let authorization =
-        request.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).map(str::to_owned);
+pub async fn middleware(
+    State(auth): State<Arc<Auth>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let authorization = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
     match auth.principal(authorization.as_deref()) {
         Ok(principal) => {
             request.extensions_mut().insert(principal);
@@ -68,7 +75,9 @@ pub async fn middleware(State(auth): State<Arc<Auth>>, mut request: Request, nex
         }
         Err(refusal) => {
             let message = match refusal {
-                Refusal::Missing => "this server needs a bearer token (Authorization: Bearer <token>)",
+                Refusal::Missing => {
+                    "this server needs a bearer token (Authorization: Bearer <token>)"
+                }
                 Refusal::Unknown => "the bearer token is not known to this server",
             };
             let mut response = (

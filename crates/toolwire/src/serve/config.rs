@@ -350,7 +350,8 @@ fn resolve(
         None => Phase::Compat,
     };
     let prefix = parsed.prefix.unwrap_or_else(|| "dev.toolwire".into());
-    if !toolwire_core::grammar::is_prefix(&prefix) || toolwire_core::grammar::is_mcp_reserved(&prefix)
+    if !toolwire_core::grammar::is_prefix(&prefix)
+        || toolwire_core::grammar::is_mcp_reserved(&prefix)
     {
         return Err(error(
             "prefix",
@@ -373,8 +374,10 @@ fn resolve(
         key: listen_key.into(),
         message: format!("`{listen_text}` is not an address like 127.0.0.1:8080"),
     })?;
-    let mut limits: BTreeMap<McpRevision, u64> =
-        McpRevision::ALL.into_iter().map(|r| (r, toolwire_mcp::DEFAULT_LIMIT)).collect();
+    let mut limits: BTreeMap<McpRevision, u64> = McpRevision::ALL
+        .into_iter()
+        .map(|r| (r, toolwire_core::mapper::DEFAULT_LIMIT as u64))
+        .collect();
     if let Some(l) = parsed.limits {
         let all = l.mcp;
         let each = [
@@ -493,7 +496,10 @@ fn resolve(
         let shape = match t.shape.as_deref() {
             None => Shape::Data,
             Some(text) => Shape::parse(text).ok_or_else(|| {
-                error(&format!("{key}.shape"), format!("`{text}` is not a shape; expected data or envelope"))
+                error(
+                    &format!("{key}.shape"),
+                    format!("`{text}` is not a shape; expected data or envelope"),
+                )
             })?,
         };
         let mut headers = Vec::new();
@@ -502,7 +508,10 @@ fn resolve(
                 (Some(value), None) => value.clone(),
                 (None, Some(var)) => {
                     let found = env(var).ok_or_else(|| {
-                        error(&format!("{key}.headers.{name}.env"), format!("the variable {var} is not set"))
+                        error(
+                            &format!("{key}.headers.{name}.env"),
+                            format!("the variable {var} is not set"),
+                        )
                     })?;
                     format!("{}{found}", h.prefix)
                 }
@@ -523,9 +532,7 @@ fn resolve(
             name: t.name,
             title: t.title,
             description,
-            input_schema: t
-                .input_schema
-                .unwrap_or_else(|| serde_json::json!({"type": "object"})),
+            input_schema: t.input_schema.unwrap_or_else(|| serde_json::json!({"type": "object"})),
             outputs: t.outputs,
             annotations: t.annotations,
             shape,
@@ -592,7 +599,8 @@ mod tests {
 
     #[test]
     fn flags_and_environment_win_over_the_file() {
-        let parsed: FileConfig = match toml::from_str("phase = \"spec\"\nlisten = \"127.0.0.1:9\"") {
+        let parsed: FileConfig = match toml::from_str("phase = \"spec\"\nlisten = \"127.0.0.1:9\"")
+        {
             Ok(p) => p,
             Err(e) => panic!("{e}"),
         };
@@ -608,8 +616,14 @@ mod tests {
     fn bad_values_name_the_file_and_key() {
         let cases = [
             ("phase = \"loud\"", "t.toml: phase: `loud` is not a phase; expected compat or spec"),
-            ("validation = \"x\"", "t.toml: validation: `x` is not a mode; expected enforce, warn or off"),
-            ("[store]\nurl = \"ftp://x\"", "t.toml: store.url: `ftp://x` is not a store; expected redb, memory or redis://…"),
+            (
+                "validation = \"x\"",
+                "t.toml: validation: `x` is not a mode; expected enforce, warn or off",
+            ),
+            (
+                "[store]\nurl = \"ftp://x\"",
+                "t.toml: store.url: `ftp://x` is not a store; expected redb, memory or redis://…",
+            ),
             (
                 "[[tools]]\nname = \"a\"\nendpoint = \"http://x\"",
                 "t.toml: tools[0].description: every tool needs a description",
@@ -634,7 +648,10 @@ mod tests {
         };
         let env = |k: &str| (k == "K").then(|| "s3cret".to_owned());
         let Ok(s) = resolve(parsed, None, &Overrides::default(), &env) else { panic!("refused") };
-        assert_eq!(s.tools[0].headers, vec![("Authorization".to_owned(), "Bearer s3cret".to_owned())]);
+        assert_eq!(
+            s.tools[0].headers,
+            vec![("Authorization".to_owned(), "Bearer s3cret".to_owned())]
+        );
         assert_eq!(s.tools[0].timeout, Duration::from_secs(30));
         assert_eq!(s.tools[0].response_cap, 16 * 1024 * 1024 - 64 * 1024);
     }

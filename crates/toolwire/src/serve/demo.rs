@@ -53,8 +53,7 @@ pub fn catalog() -> Catalog {
                 price: cents as f64 / 100.0,
                 stock: (id * 31) % 120,
                 description: format!(
-                    "A {} {noun} from the {adjective} line, made to order and shipped within {} days.",
-                    adjective.to_lowercase(),
+                    "From the {adjective} line: a {noun} made to order and shipped within {} days.",
                     2 + id % 12
                 ),
             }
@@ -142,6 +141,19 @@ struct PriceChange {
 /// No arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 struct NoInput {}
+
+/// `legacy_echo` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct EchoInput {
+    /// The text to echo.
+    text: String,
+}
+
+/// What `legacy_echo` returns.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Echo {
+    text: String,
+}
 
 /// `catalog_chart` arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -263,7 +275,27 @@ pub fn register(registry: &mut Registry, catalog: &Catalog) -> Result<(), Regist
             async move { chart(&c, input) }
         },
     )?;
+    registry.register(
+        ToolSpec::new(
+            "legacy_echo",
+            "Echo a text through a hand-built legacy {\"success\": …} string, the way old tools answer.",
+        )
+        .title("Echo (legacy)")
+        .annotations(read_only())
+        .output::<Echo>(),
+        |input: EchoInput, _cx: CallContext| async move { legacy_echo(&input.text) },
+    )?;
     Ok(())
+}
+
+/// Builds the envelope string by hand on purpose: this is the path the legacy counter counts.
+fn legacy_echo(text: &str) -> ToolResult {
+    let quoted = serde_json::to_string(text).unwrap_or_else(|_| "\"\"".to_owned());
+    let raw = format!(
+        r#"{{"success":true,"data":{{"text":{quoted}}},"_meta":{{"summary":"Echoed {} characters."}}}}"#,
+        text.chars().count()
+    );
+    ToolResult::from_legacy_json(&raw)
 }
 
 fn search(catalog: &Catalog, input: SearchInput) -> ToolResult {
@@ -307,7 +339,10 @@ fn update_price(catalog: &Catalog, input: UpdateInput, cx: &CallContext) -> Tool
         return ToolResult::failure(ToolError::missing_privilege(["catalog:write"]));
     }
     let Ok(mut products) = catalog.write() else {
-        return ToolResult::failure(ToolError::new(ErrorCode::ToolError, "The catalog is unavailable."));
+        return ToolResult::failure(ToolError::new(
+            ErrorCode::ToolError,
+            "The catalog is unavailable.",
+        ));
     };
     let Some(product) = products.iter_mut().find(|p| p.id == input.id) else {
         return ToolResult::failure(not_found(input.id));
@@ -330,12 +365,7 @@ fn update_price(catalog: &Catalog, input: UpdateInput, cx: &CallContext) -> Tool
             change.name, change.old_price, change.new_price
         )
     };
-    built(
-        ToolResult::builder()
-            .data(json!(change))
-            .summary(summary)
-            .dry_run(input.dry_run),
-    )
+    built(ToolResult::builder().data(json!(change)).summary(summary).dry_run(input.dry_run))
 }
 
 fn chart(catalog: &Catalog, input: ChartInput) -> ToolResult {
@@ -368,11 +398,11 @@ fn chart(catalog: &Catalog, input: ChartInput) -> ToolResult {
         None => format!("Bar chart of products per category ({}).", listed.join(", ")),
         Some(c) => format!("Bar chart of {c} per price band ({}).", listed.join(", ")),
     };
-    built(
-        ToolResult::builder()
-            .summary(summary)
-            .part(Part::named_binary(png, "image/png", "chart.png")),
-    )
+    built(ToolResult::builder().summary(summary).part(Part::named_binary(
+        png,
+        "image/png",
+        "chart.png",
+    )))
 }
 
 /// Draws the bars on a white 320×200 canvas.
@@ -417,6 +447,6 @@ mod tests {
     fn the_export_is_well_over_the_limit() {
         let all = read(&catalog()).unwrap_or_default();
         let size = serde_json::to_string(&all).map(|s| s.len()).unwrap_or(0);
-        assert!(size > 2 * 262_144, "{size}");
+        assert!(size > 262_144 + 65_536, "{size}");
     }
 }

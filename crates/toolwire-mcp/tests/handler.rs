@@ -1,0 +1,150 @@
+//! The handler in process over an in-memory stream: typed tools, the published definitions, and
+//! a panicking tool that yields -32603 without its text while the service goes on.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use rmcp::ServiceExt as _;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use toolwire_core::ToolError;
+use toolwire_mcp::{CallContext, Gateway, GatewayConfig, McpServer, Registry, ToolSpec};
+
+#[derive(Deserialize, JsonSchema)]
+struct AddInput {
+    /// First addend.
+    a: i64,
+    /// Second addend.
+    b: i64,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Sum {
+    sum: i64,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Nothing {}
+
+struct Peer {
+    reader: BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>,
+    writer: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    next_id: u64,
+}
+
+impl Peer {
+    async fn send(&mut self, message: Value) {
+        self.writer.write_all(format!("{message}\n").as_bytes()).await.unwrap();
+    }
+
+    async fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
+        let mut line = String::new();
+        loop {
+            line.clear();
+            assert!(self.reader.read_line(&mut line).await.unwrap() > 0, "closed");
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == id {
+                return message;
+            }
+        }
+    }
+}
+
+async fn start() -> Peer {
+    let mut tools = Registry::new();
+    tools
+        .register_typed(
+            ToolSpec::new("add", "Adds two integers.").title("Add"),
+            |input: AddInput, _cx: CallContext| async move {
+                Ok::<_, ToolError>(Sum { sum: input.a + input.b })
+            },
+        )
+        .unwrap();
+    tools
+        .register(
+            ToolSpec::new("explode", "Always panics."),
+            |_input: Nothing, _cx: CallContext| async move {
+                if true {
+                    panic!("secret panic text");
+                }
+                toolwire_core::ToolResult::empty()
+            },
+        )
+        .unwrap();
+    let mut config = GatewayConfig::in_memory().unwrap();
+    config.default_principal = toolwire_mcp::Principal::local();
+    let server = McpServer::new(Gateway::new(tools, config));
+    let (client_io, server_io) = tokio::io::duplex(1 << 20);
+    let (server_read, server_write) = tokio::io::split(server_io);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve((server_read, server_write)).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let (read, writer) = tokio::io::split(client_io);
+    let mut peer = Peer { reader: BufReader::new(read), writer, next_id: 1 };
+    let init = peer
+        .request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "t", "version": "1"}}),
+        )
+        .await;
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(init["result"]["capabilities"], json!({"resources": {}, "tools": {}}));
+    peer.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    peer
+}
+
+#[tokio::test]
+async fn typed_tools_publish_derived_schemas() {
+    let mut peer = start().await;
+    let list = peer.request("tools/list", json!({})).await;
+    let add = &list["result"]["tools"][0];
+    assert_eq!(add["name"], "add");
+    assert_eq!(add["title"], "Add");
+    assert_eq!(add["inputSchema"]["required"], json!(["a", "b"]));
+    assert_eq!(add["inputSchema"]["properties"]["a"]["description"], "First addend.");
+    assert_eq!(
+        add["outputSchema"],
+        json!({"type": "object", "properties": {"sum": {"type": "integer", "format": "int64"}}, "required": ["sum"]})
+    );
+    let explode = &list["result"]["tools"][1];
+    assert!(explode.get("outputSchema").is_none(), "{explode}");
+
+    let call =
+        peer.request("tools/call", json!({"name": "add", "arguments": {"a": 2, "b": 3}})).await;
+    assert_eq!(call["result"]["structuredContent"], json!({"sum": 5}));
+    let first = call["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        first.starts_with(r#"{"success":true,"data":{"sum":5},"_meta":{"generatedAt":""#),
+        "{first}"
+    );
+
+    let wrong =
+        peer.request("tools/call", json!({"name": "add", "arguments": {"a": "two", "b": 3}})).await;
+    assert_eq!(wrong["result"]["isError"], true);
+    let envelope: Value =
+        serde_json::from_str(wrong["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(envelope["code"], "invalid_arguments");
+    assert_eq!(envelope["details"]["invalid"][0]["path"], "/a");
+
+    let malformed = peer.request("tools/call", json!({"arguments": {}})).await;
+    assert_eq!(malformed["error"]["code"], -32602, "{malformed}");
+}
+
+#[tokio::test]
+async fn a_panicking_tool_is_an_internal_error_and_the_service_goes_on() {
+    let mut peer = start().await;
+    let boom = peer.request("tools/call", json!({"name": "explode", "arguments": {}})).await;
+    assert_eq!(boom["error"]["code"], -32603, "{boom}");
+    assert_eq!(boom["error"]["message"], "tool explode failed with an internal error");
+    assert!(!boom.to_string().contains("secret panic text"));
+    let next =
+        peer.request("tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 1}})).await;
+    assert_eq!(next["result"]["structuredContent"], json!({"sum": 2}));
+}

@@ -1,0 +1,428 @@
+//! Shared helpers for the gateway tests: start the built binary, speak raw JSON-RPC to it over
+//! Streamable HTTP or stdio, and validate answers against the official schema of the revision.
+
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value, json};
+
+pub mod scenario;
+
+pub const REVISIONS: [&str; 5] =
+    ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
+
+pub const DEMO_TOOLS: [&str; 7] = [
+    "catalog_search",
+    "catalog_get",
+    "catalog_count",
+    "catalog_update_price",
+    "catalog_export",
+    "catalog_chart",
+    "legacy_echo",
+];
+
+/// A running `toolwire serve` over HTTP, killed on drop.
+pub struct Server {
+    child: Child,
+    pub url: String,
+    pub dir: tempfile::TempDir,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl Server {
+    /// Starts `toolwire serve --listen 127.0.0.1:0 --data-dir <tmp>` plus `args`; `config`, when
+    /// given, is written to `<tmp>/toolwire.toml` and passed with `--config`.
+    pub fn start(config: Option<&str>, envs: &[(&str, &str)]) -> Server {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut command = Command::new(env!("CARGO_BIN_EXE_toolwire"));
+        command
+            .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+            .arg(dir.path().join("data"));
+        if let Some(text) = config {
+            let path = dir.path().join("toolwire.toml");
+            std::fs::write(&path, text).expect("write config");
+            command.arg("--config").arg(path);
+        }
+        command.env_remove("TOOLWIRE_PHASE").env("TOOLWIRE_LOG", "info,rmcp=warn");
+        for (k, v) in envs {
+            command.env(k, v);
+        }
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn toolwire");
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let mut reader = BufReader::new(child.stderr.take().expect("stderr"));
+        let sink = stderr.clone();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let mut sent = false;
+            while reader.read_line(&mut line).unwrap_or(0) > 0 {
+                if !sent && let Some(at) = line.find("serving MCP on ") {
+                    let url = line[at + "serving MCP on ".len()..].trim().to_owned();
+                    let _ = tx.send(url);
+                    sent = true;
+                }
+                sink.lock().unwrap().push_str(&line);
+                line.clear();
+            }
+        });
+        let url = rx
+            .recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("toolwire did not start: {}", stderr.lock().unwrap()));
+        Server { child, url, dir, stderr }
+    }
+
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The `_meta` a 2026-07-28 request carries.
+pub fn meta_2026() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "toolwire-tests", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}
+    })
+}
+
+/// A raw JSON-RPC client over Streamable HTTP for one revision.
+pub struct HttpClient {
+    http: reqwest::blocking::Client,
+    url: String,
+    pub revision: &'static str,
+    session: Option<String>,
+    token: Option<String>,
+    next_id: u64,
+}
+
+/// An HTTP answer: status and the JSON-RPC message (or the body as JSON).
+pub struct Answer {
+    pub status: u16,
+    pub body: Value,
+}
+
+impl HttpClient {
+    /// Connects: `initialize` + `notifications/initialized` for handshake revisions (asserting
+    /// the negotiated revision), nothing for 2026-07-28.
+    pub fn connect(url: &str, revision: &'static str, token: Option<&str>) -> HttpClient {
+        let mut client = HttpClient {
+            http: reqwest::blocking::Client::builder()
+                .timeout(Duration::from_secs(60))
+                .build()
+                .unwrap(),
+            url: url.to_owned(),
+            revision,
+            session: None,
+            token: token.map(str::to_owned),
+            next_id: 1,
+        };
+        if revision != "2026-07-28" {
+            let init = client.request(
+                "initialize",
+                json!({
+                    "protocolVersion": revision,
+                    "capabilities": {},
+                    "clientInfo": {"name": "toolwire-tests", "version": "1"}
+                }),
+            );
+            assert_eq!(init["result"]["protocolVersion"], revision, "{init}");
+            assert_valid(revision, "InitializeResult", &init["result"]);
+            client.notify("notifications/initialized");
+        }
+        client
+    }
+
+    fn headers(&self, method: &str, params: &Value) -> Vec<(String, String)> {
+        let mut headers = vec![
+            ("Content-Type".to_owned(), "application/json".to_owned()),
+            ("Accept".to_owned(), "application/json, text/event-stream".to_owned()),
+        ];
+        if let Some(session) = &self.session {
+            headers.push(("Mcp-Session-Id".to_owned(), session.clone()));
+        }
+        if let Some(token) = &self.token {
+            headers.push(("Authorization".to_owned(), format!("Bearer {token}")));
+        }
+        if self.revision >= "2025-06-18" && method != "initialize" {
+            headers.push(("MCP-Protocol-Version".to_owned(), self.revision.to_owned()));
+        }
+        if self.revision == "2026-07-28" {
+            headers.push(("Mcp-Method".to_owned(), method.to_owned()));
+            let name = match method {
+                "tools/call" => params.get("name"),
+                "resources/read" => params.get("uri"),
+                _ => None,
+            };
+            if let Some(name) = name.and_then(Value::as_str) {
+                headers.push(("Mcp-Name".to_owned(), name.to_owned()));
+            }
+        }
+        headers
+    }
+
+    fn post(&mut self, method: &str, body: Value, params: &Value) -> Answer {
+        let mut request = self.http.post(&self.url).body(body.to_string());
+        for (k, v) in self.headers(method, params) {
+            request = request.header(k, v);
+        }
+        let response = request.send().expect("POST");
+        let status = response.status().as_u16();
+        if let Some(session) = response.headers().get("mcp-session-id") {
+            self.session = Some(session.to_str().unwrap().to_owned());
+        }
+        let text = response.text().expect("body");
+        Answer { status, body: message_of(&text) }
+    }
+
+    /// Sends a request and returns the JSON-RPC response (result or error).
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        self.answer(method, params).body
+    }
+
+    /// Like [`HttpClient::request`], with the HTTP status.
+    pub fn answer(&mut self, method: &str, mut params: Value) -> Answer {
+        if self.revision == "2026-07-28" {
+            params.as_object_mut().unwrap().insert("_meta".into(), meta_2026());
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let answer = self.post(method, body, &params);
+        if answer.status == 200 {
+            assert_eq!(answer.body["id"], id, "{}", answer.body);
+        }
+        answer
+    }
+
+    pub fn notify(&mut self, method: &str) {
+        let body = json!({"jsonrpc": "2.0", "method": method});
+        let answer = self.post(method, body, &json!({}));
+        assert_eq!(answer.status, 202);
+    }
+
+    /// `tools/call`; returns the JSON-RPC response.
+    pub fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        self.request("tools/call", json!({"name": tool, "arguments": arguments}))
+    }
+}
+
+/// The JSON-RPC message in a body: plain JSON or the last `data:` event carrying one.
+pub fn message_of(text: &str) -> Value {
+    if let Ok(value) = serde_json::from_str::<Value>(text) {
+        return value;
+    }
+    text.lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+        .rfind(|v| v.get("jsonrpc").is_some())
+        .unwrap_or_else(|| Value::String(text.to_owned()))
+}
+
+/// A raw JSON-RPC client over stdio, one process per client.
+pub struct StdioClient {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    pub revision: &'static str,
+    next_id: u64,
+    _dir: tempfile::TempDir,
+}
+
+impl StdioClient {
+    pub fn start(revision: &'static str) -> StdioClient {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolwire"))
+            .args(["serve", "--stdio", "--data-dir"])
+            .arg(dir.path().join("data"))
+            .env_remove("TOOLWIRE_PHASE")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn toolwire --stdio");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut client = StdioClient { child, stdin, stdout, revision, next_id: 1, _dir: dir };
+        if revision != "2026-07-28" {
+            let init = client.request(
+                "initialize",
+                json!({
+                    "protocolVersion": revision,
+                    "capabilities": {},
+                    "clientInfo": {"name": "toolwire-tests", "version": "1"}
+                }),
+            );
+            assert_eq!(init["result"]["protocolVersion"], revision, "{init}");
+            assert_valid(revision, "InitializeResult", &init["result"]);
+            client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        }
+        client
+    }
+
+    fn send(&mut self, message: &Value) {
+        writeln!(self.stdin, "{message}").expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
+    pub fn request(&mut self, method: &str, mut params: Value) -> Value {
+        if self.revision == "2026-07-28" {
+            params.as_object_mut().unwrap().insert("_meta".into(), meta_2026());
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut line = String::new();
+        while Instant::now() < deadline {
+            line.clear();
+            if self.stdout.read_line(&mut line).expect("read") == 0 {
+                panic!("toolwire closed stdout");
+            }
+            // Nothing but JSON-RPC may appear on stdout.
+            let message: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+            assert_eq!(message["jsonrpc"], "2.0", "{line}");
+            if message["id"] == id {
+                return message;
+            }
+        }
+        panic!("no answer to {method}");
+    }
+
+    pub fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        self.request("tools/call", json!({"name": tool, "arguments": arguments}))
+    }
+}
+
+impl Drop for StdioClient {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn spec_path(revision: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../spec/mcp")
+        .join(revision)
+        .join("schema.json")
+}
+
+/// Violations of `definition` of the revision's official schema.
+pub fn violations(revision: &str, definition: &str, value: &Value) -> Vec<String> {
+    let text = std::fs::read_to_string(spec_path(revision)).expect("schema");
+    let document: Map<String, Value> = serde_json::from_str(&text).expect("schema JSON");
+    let key = if document.contains_key("$defs") { "$defs" } else { "definitions" };
+    let definitions = document.get(key).expect("definitions");
+    assert!(definitions.get(definition).is_some(), "{revision} has no {definition}");
+    let mut root = Map::new();
+    if let Some(dialect) = document.get("$schema") {
+        root.insert("$schema".into(), dialect.clone());
+    }
+    root.insert(key.into(), definitions.clone());
+    root.insert("allOf".into(), json!([{"$ref": format!("#/{key}/{definition}")}]));
+    let validator = jsonschema::options()
+        .should_validate_formats(true)
+        .build(&Value::Object(root))
+        .expect("compile");
+    validator.iter_errors(value).map(|e| format!("{}: {e}", e.instance_path())).collect()
+}
+
+pub fn assert_valid(revision: &str, definition: &str, value: &Value) {
+    let found = violations(revision, definition, value);
+    assert!(found.is_empty(), "{revision} {definition}: {found:?}\n{value}");
+}
+
+/// The JSON-RPC error definition of the revision.
+pub fn error_definition(revision: &str) -> &'static str {
+    if revision >= "2025-11-25" { "JSONRPCErrorResponse" } else { "JSONRPCError" }
+}
+
+/// Checks a `tools/call` result with toolwire's wire check (official schema, contract rules and
+/// the published outputSchema) and returns it.
+pub fn checked_result<'a>(
+    revision: &str,
+    response: &'a Value,
+    published_output_schema: Option<&Value>,
+) -> &'a Value {
+    let result = response.get("result").unwrap_or_else(|| panic!("no result: {response}"));
+    let target = toolwire_core::Target::parse(&format!("mcp-{revision}")).unwrap();
+    let found = toolwire_core::wire::check_with_schema(
+        target,
+        &result.to_string(),
+        published_output_schema,
+    );
+    assert!(found.is_empty(), "{revision}: {found:?}\n{result}");
+    result
+}
+
+/// The text of every text block.
+pub fn texts(result: &Value) -> Vec<String> {
+    result["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["type"] == "text")
+        .map(|b| b["text"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The first stored-result link in a result (a resource_link block or the text fallback).
+pub fn stored_link(result: &Value) -> String {
+    for block in result["content"].as_array().unwrap() {
+        if block["type"] == "resource_link" {
+            return block["uri"].as_str().unwrap().to_owned();
+        }
+        if let Some(text) = block["text"].as_str()
+            && let Some(at) = text.find("Full result stored at ")
+        {
+            let rest = &text[at + "Full result stored at ".len()..];
+            return rest.split(' ').next().unwrap().to_owned();
+        }
+    }
+    panic!("no stored link in {result}");
+}
+
+/// What the shared scenarios need from a transport.
+pub trait Rpc {
+    fn revision(&self) -> &'static str;
+    fn rpc(&mut self, method: &str, params: Value) -> Value;
+    fn call_tool(&mut self, tool: &str, arguments: Value) -> Value {
+        self.rpc("tools/call", json!({"name": tool, "arguments": arguments}))
+    }
+}
+
+impl Rpc for HttpClient {
+    fn revision(&self) -> &'static str {
+        self.revision
+    }
+    fn rpc(&mut self, method: &str, params: Value) -> Value {
+        self.request(method, params)
+    }
+}
+
+impl Rpc for StdioClient {
+    fn revision(&self) -> &'static str {
+        self.revision
+    }
+    fn rpc(&mut self, method: &str, params: Value) -> Value {
+        self.request(method, params)
+    }
+}

@@ -1,0 +1,233 @@
+//! App tools against a local HTTP app started inside the test: every accepted answer, every
+//! misbehaviour as `upstream_unavailable`, the POST body, header secrets, the gateway-side
+//! privilege check, and a hanging app that does not stop the gateway.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod gateway;
+
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::extract::Path;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use gateway::{HttpClient, Server, texts};
+use serde_json::{Value, json};
+
+async fn app(Path(name): Path<String>, headers: HeaderMap, body: Bytes) -> Response {
+    let json = |text: &str| ([(header::CONTENT_TYPE, "application/json")], text.to_owned());
+    match name.as_str() {
+        "v1" => json(r#"{"format":"toolwire.result.v1","data":{"ok":1},"summary":"v1 answer"}"#)
+            .into_response(),
+        "legacy" => json(r#"{"success":true,"data":{"n":2}}"#).into_response(),
+        "other-json" => json("[1,2,3]").into_response(),
+        "problem" => (
+            [(header::CONTENT_TYPE, "application/problem+json")],
+            r#"{"success":false,"error":"Already taken","code":"conflict"}"#,
+        )
+            .into_response(),
+        "text" => ([(header::CONTENT_TYPE, "text/plain")], "plain words").into_response(),
+        "echo" => {
+            let received: Value = serde_json::from_slice(&body).unwrap();
+            let key = headers.get("x-api-key").map(|v| v.to_str().unwrap().to_owned());
+            let answer = json!({"success": true, "data": {"received": received, "apiKey": key}});
+            json(&answer.to_string()).into_response()
+        }
+        "bad-json" => json("{oops").into_response(),
+        "unknown-format" => json(r#"{"format":"toolwire.result.v9","data":1}"#).into_response(),
+        "not-utf8" => ([(header::CONTENT_TYPE, "application/json")], vec![b'"', 0xff, 0xfe, b'"'])
+            .into_response(),
+        "big" => json(&format!("\"{}\"", "x".repeat(4096))).into_response(),
+        "status500" => (StatusCode::INTERNAL_SERVER_ERROR, "boom").into_response(),
+        "hang" => {
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            json("{}").into_response()
+        }
+        _ => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+fn tool(name: &str, endpoint: &str, extra: &str) -> String {
+    format!(
+        "[[tools]]\nname = \"{name}\"\ndescription = \"App tool {name}.\"\nendpoint = \"{endpoint}\"\n{extra}\n"
+    )
+}
+
+struct Fixture {
+    _runtime: tokio::runtime::Runtime,
+    server: Server,
+}
+
+fn fixture() -> Fixture {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let router = axum::Router::new().route("/{name}", axum::routing::post(app));
+    runtime.spawn(async move { axum::serve(listener, router).await });
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let refused = format!("http://{}/", closed.local_addr().unwrap());
+    drop(closed);
+    let mut config = String::from(
+        "demo_tools = true\n\n[auth]\nanonymous = true\n\n[[auth.tokens]]\ntoken = \"runner\"\nprincipal = \"runner\"\nprivileges = [\"apps:run\"]\n\n",
+    );
+    for name in [
+        "v1",
+        "legacy",
+        "other-json",
+        "problem",
+        "text",
+        "bad-json",
+        "unknown-format",
+        "not-utf8",
+        "status500",
+    ] {
+        config.push_str(&tool(name, &format!("{base}/{name}"), ""));
+    }
+    config.push_str(&tool(
+        "echo",
+        &format!("{base}/echo"),
+        "input_schema = { type = \"object\", properties = { q = { type = \"string\" } }, required = [\"q\"] }\nheaders = { X-Api-Key = { env = \"APP_KEY\" } }",
+    ));
+    config.push_str(&tool("big", &format!("{base}/big"), "response_cap = 1024"));
+    config.push_str(&tool("hang", &format!("{base}/hang"), "timeout_ms = 1500"));
+    config.push_str(&tool("refused", &refused, ""));
+    config.push_str(&tool(
+        "guarded",
+        &format!("{base}/legacy"),
+        "privileges = [\"apps:run\"]\noutputs = { outputs = { n = { type = \"integer\", required = true } } }",
+    ));
+    let server = Server::start(Some(&config), &[("APP_KEY", "secret-from-env")]);
+    Fixture { _runtime: runtime, server }
+}
+
+fn envelope(result: &Value) -> Value {
+    serde_json::from_str(&texts(result)[0]).unwrap()
+}
+
+const REVISION: &str = "2025-11-25";
+
+#[test]
+fn accepted_answers_and_the_post_body() {
+    let f = fixture();
+    let mut client = HttpClient::connect(&f.server.url, REVISION, None);
+
+    let r = client.call("v1", json!({}));
+    let result = gateway::checked_result(REVISION, &r, None);
+    assert_eq!(result["structuredContent"], json!({"ok": 1}));
+    assert_eq!(envelope(result)["_meta"]["summary"], "v1 answer");
+
+    let r = client.call("legacy", json!({}));
+    let result = gateway::checked_result(REVISION, &r, None);
+    assert_eq!(texts(result)[0], r#"{"success":true,"data":{"n":2}}"#);
+    assert_eq!(result["structuredContent"], json!({"n": 2}));
+
+    let r = client.call("other-json", json!({}));
+    let result = gateway::checked_result(REVISION, &r, None);
+    assert_eq!(result["content"], json!([{"type": "text", "text": "[1,2,3]"}]));
+    assert!(result.get("structuredContent").is_none());
+
+    let r = client.call("problem", json!({}));
+    let result = gateway::checked_result(REVISION, &r, None);
+    assert_eq!(result["isError"], true);
+    assert_eq!(result["structuredContent"]["error"]["code"], "conflict");
+
+    let r = client.call("text", json!({}));
+    let result = gateway::checked_result(REVISION, &r, None);
+    assert_eq!(result["content"], json!([{"type": "text", "text": "plain words"}]));
+
+    let r = client.call("echo", json!({"q": "chairs"}));
+    let result = gateway::checked_result(REVISION, &r, None);
+    let received = &result["structuredContent"]["received"];
+    assert_eq!(
+        received,
+        &json!({
+            "tool": "echo",
+            "arguments": {"q": "chairs"},
+            "context": {
+                "principal": "anonymous",
+                "privileges": [],
+                "protocolVersion": REVISION,
+                "requestId": received["context"]["requestId"].clone()
+            }
+        })
+    );
+    assert!(received["context"]["requestId"].is_string());
+    assert_eq!(result["structuredContent"]["apiKey"], "secret-from-env");
+
+    // Arguments are checked against the configured input schema before the app is called.
+    let r = client.call("echo", json!({}));
+    let result = gateway::checked_result(REVISION, &r, None);
+    assert_eq!(envelope(result)["code"], "invalid_arguments");
+}
+
+#[test]
+fn every_misbehaviour_is_upstream_unavailable() {
+    let f = fixture();
+    let mut client = HttpClient::connect(&f.server.url, REVISION, None);
+    let cases = [
+        ("bad-json", "that is not valid JSON"),
+        ("unknown-format", "a result toolwire cannot read"),
+        ("not-utf8", "a body that is not UTF-8"),
+        ("big", "answered more than 1024 bytes"),
+        ("status500", "answered HTTP 500 Internal Server Error; check the app's logs."),
+        ("refused", "Could not connect to the app endpoint"),
+    ];
+    for (name, phrase) in cases {
+        let r = client.call(name, json!({}));
+        let result = gateway::checked_result(REVISION, &r, None);
+        assert_eq!(result["isError"], true, "{name}: {result}");
+        let failure = envelope(result);
+        assert_eq!(failure["code"], "upstream_unavailable", "{name}: {failure}");
+        let message = failure["error"].as_str().unwrap();
+        assert!(message.contains(phrase), "{name}: {message}");
+        assert!(message.contains(&format!("of tool {name}")), "{name}: {message}");
+    }
+}
+
+#[test]
+fn privileges_are_checked_by_the_gateway() {
+    let f = fixture();
+    let mut anonymous = HttpClient::connect(&f.server.url, REVISION, None);
+    let r = anonymous.call("guarded", json!({}));
+    let result = gateway::checked_result(REVISION, &r, None);
+    let failure = envelope(result);
+    assert_eq!(failure["code"], "missing_privilege");
+    assert_eq!(failure["details"]["missing"], json!(["apps:run"]));
+
+    let mut runner = HttpClient::connect(&f.server.url, REVISION, Some("runner"));
+    let r = runner.call("guarded", json!({}));
+    let result = gateway::checked_result(REVISION, &r, None);
+    assert_eq!(result["structuredContent"], json!({"n": 2}));
+}
+
+#[test]
+fn a_hanging_app_does_not_stop_the_gateway() {
+    let f = fixture();
+    let url = f.server.url.clone();
+    let hanging = std::thread::spawn(move || {
+        let mut client = HttpClient::connect(&url, REVISION, None);
+        let started = Instant::now();
+        let r = client.call("hang", json!({}));
+        (r, started.elapsed())
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let mut client = HttpClient::connect(&f.server.url, REVISION, None);
+    let started = Instant::now();
+    let r = client.call("catalog_count", json!({}));
+    assert_eq!(r["result"]["structuredContent"], json!({"result": 2000}));
+    assert!(started.elapsed() < Duration::from_millis(1000), "{:?}", started.elapsed());
+    assert!(!hanging.is_finished(), "the hanging call should still be waiting");
+    let (r, waited) = hanging.join().unwrap();
+    assert!(waited >= Duration::from_millis(1400), "{waited:?}");
+    let failure = envelope(&r["result"]);
+    assert_eq!(failure["code"], "upstream_unavailable");
+    let message = failure["error"].as_str().unwrap();
+    assert!(message.starts_with("The app endpoint http://127.0.0.1:"), "{message}");
+    assert!(
+        message.ends_with(
+            "/hang of tool hang did not answer within 1500 ms; check that the app is running, or raise timeout_ms for this tool in toolwire.toml."
+        ),
+        "{message}"
+    );
+}

@@ -1,0 +1,137 @@
+//! The gateway over Streamable HTTP: every revision on one endpoint, the demo tools, the error
+//! channels, stored results, tokens and links bound to principals.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod gateway;
+
+use gateway::{HttpClient, REVISIONS, Server, scenario};
+use serde_json::json;
+
+#[test]
+fn every_revision_on_one_endpoint() {
+    let server = Server::start(None, &[]);
+    for revision in REVISIONS {
+        let mut client = HttpClient::connect(&server.url, revision, None);
+        let published = scenario::tools_list(&mut client);
+        scenario::demo_calls(&mut client, &published);
+    }
+    let log = server.stderr();
+    assert!(
+        log.contains("tools/call tool=catalog_export revision=\"2026-07-28\" outcome=success"),
+        "{log}"
+    );
+    assert!(log.contains("offloaded=true"), "{log}");
+    assert!(log.contains("legacy_results=5"), "{log}");
+}
+
+const TOKENS: &str = r#"
+[auth]
+anonymous = false
+
+[[auth.tokens]]
+token_env = "ALICE_TOKEN"
+principal = "alice"
+privileges = ["catalog:write"]
+
+[[auth.tokens]]
+token = "bob-token"
+principal = "bob"
+"#;
+
+#[test]
+fn tokens_map_to_principals_and_links_to_whoever_made_them() {
+    let server = Server::start(Some(TOKENS), &[("ALICE_TOKEN", "alice-token")]);
+    let revision = "2025-11-25";
+
+    // No token and anonymous access off: 401.
+    let http = reqwest::blocking::Client::new();
+    let refused = http
+        .post(&server.url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#)
+        .send()
+        .unwrap();
+    assert_eq!(refused.status().as_u16(), 401);
+    assert_eq!(refused.headers()["www-authenticate"], "Bearer");
+
+    let mut alice = HttpClient::connect(&server.url, revision, Some("alice-token"));
+    let mut bob = HttpClient::connect(&server.url, revision, Some("bob-token"));
+
+    let response = alice.call("catalog_update_price", json!({"id": 2, "price": 12.5}));
+    assert!(response["result"].get("isError").is_none(), "{response}");
+    assert_eq!(response["result"]["structuredContent"]["newPrice"], 12.5);
+    assert_eq!(response["result"]["_meta"]["dev.toolwire/dryRun"], false);
+    let response = bob.call("catalog_get", json!({"id": 2}));
+    assert_eq!(response["result"]["structuredContent"]["price"], 12.5);
+
+    let response = bob.call("catalog_update_price", json!({"id": 2, "price": 1}));
+    assert_eq!(response["result"]["isError"], true);
+    assert_eq!(
+        response["result"]["structuredContent"],
+        serde_json::Value::Null,
+        "a tool with an output schema carries no structuredContent on failure"
+    );
+
+    let response = alice.call("catalog_export", json!({}));
+    let link = gateway::stored_link(&response["result"]);
+    let by_bob = bob.request("resources/read", json!({"uri": link}));
+    assert_eq!(by_bob["error"]["code"], -32002, "{by_bob}");
+    assert_eq!(by_bob["error"]["data"]["uri"], link.as_str());
+    let by_alice = alice.request("resources/read", json!({"uri": link}));
+    assert_eq!(by_alice["result"]["contents"][0]["mimeType"], "application/json");
+}
+
+#[test]
+fn unsupported_stateless_revisions_get_32022() {
+    let server = Server::start(None, &[]);
+    let http = reqwest::blocking::Client::new();
+    let body = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/list",
+        "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2099-01-01",
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {}
+        }}
+    });
+    let response = http
+        .post(&server.url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2099-01-01")
+        .header("Mcp-Method", "tools/list")
+        .body(body.to_string())
+        .send()
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 400);
+    let message = gateway::message_of(&response.text().unwrap());
+    assert_eq!(message["error"]["code"], -32022, "{message}");
+    let supported = message["error"]["data"]["supported"].as_array().unwrap();
+    assert_eq!(supported.len(), 5, "{message}");
+
+    // `initialize` with an unknown revision gets the newest handshake revision, no guessing.
+    let init = reqwest::blocking::Client::new()
+        .post(&server.url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .body(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-09-01", "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"}}})
+            .to_string(),
+        )
+        .send()
+        .unwrap();
+    let init = gateway::message_of(&init.text().unwrap());
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
+
+    // server/discover answers on 2026-07-28.
+    let mut client = HttpClient::connect(&server.url, "2026-07-28", None);
+    let discover = client.request("server/discover", json!({}));
+    gateway::assert_valid("2026-07-28", "DiscoverResult", &discover["result"]);
+    assert_eq!(
+        discover["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "toolwire",
+        "{discover}"
+    );
+}

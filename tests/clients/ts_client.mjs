@@ -309,9 +309,8 @@ async function run(opts) {
     const text = 'héllo ✓ "quoted" 42';
     const r = await call(client, 'legacy_echo', { text });
     assert.notEqual(r.isError, true);
-    const env = legacyEnvelope(r);
-    const blob = JSON.stringify(env ?? r.content);
-    assert.ok(blob.includes(JSON.stringify(text).slice(1, -1)), `echo of ${text} in ${blob}`);
+    assert.deepEqual(dataOf(r, tools.legacy_echo), { text });
+    assert.equal(legacyEnvelope(r)?.success, true, "the tool's own envelope comes first");
   });
 
   await check('catalog_export is stored behind a link and read back whole', async () => {

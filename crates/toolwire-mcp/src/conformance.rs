@@ -98,7 +98,7 @@ impl Conformance {
     /// Registers every fixture tool on `registry`.
     pub fn register_tools(&self, registry: &mut Registry) -> Result<(), RegistryError> {
         let empty = || json!({"type": "object", "properties": {}});
-        let simple: [(&str, &str, fn() -> Result<ToolResult, ToolError>); 6] = [
+        let simple: [(&str, &str, Build); 6] = [
             ("test_simple_text", "Returns simple text content.", simple_text),
             ("test_image_content", "Returns a PNG image.", image_content),
             ("test_audio_content", "Returns a WAV audio clip.", audio_content),
@@ -500,8 +500,11 @@ fn error_handling() -> Result<ToolResult, ToolError> {
     ))
 }
 
+/// Builds a fixture's fixed answer.
+type Build = fn() -> Result<ToolResult, ToolError>;
+
 /// A fixture tool whose answer never changes.
-struct Fixed(fn() -> Result<ToolResult, ToolError>);
+struct Fixed(Build);
 
 impl DynTool for Fixed {
     fn call(&self, _arguments: Value, _context: CallContext) -> ToolFuture {

@@ -301,7 +301,8 @@ pub struct NeedsOffload {
     v1: Vec<u8>,
     limit: usize,
     full: Output,
-    plan: StubPlan,
+    // Boxed: an offload is rare and `Rendered` stays small.
+    plan: Box<StubPlan>,
 }
 
 /// Everything a stub render needs, owned, so that the caller may store asynchronously.
@@ -566,25 +567,21 @@ impl OutputMapper {
         let mut omit_structured = false;
         let replaced;
         let mut result = result;
-        if let (Some(output), mode) = (ctx.output, self.config.validation) {
-            if mode != ValidationMode::Off {
-                if let Err(violation) = output.check(result) {
-                    let at = if violation.path.is_empty() { "the root" } else { &violation.path };
-                    match mode {
-                        ValidationMode::Enforce => {
-                            replaced =
-                                schema_failure(result, at, &violation.message, &violation.path);
-                            result = &replaced;
-                        }
-                        _ => {
-                            omit_structured = true;
-                            warnings.push(format!(
-                                "the result does not match the output schema at {at}: {}; structuredContent omitted",
-                                violation.message
-                            ));
-                        }
-                    }
-                }
+        let mode = self.config.validation;
+        if let Some(output) = ctx.output
+            && mode != ValidationMode::Off
+            && let Err(violation) = output.check(result)
+        {
+            let at = if violation.path.is_empty() { "the root" } else { &violation.path };
+            if mode == ValidationMode::Enforce {
+                replaced = schema_failure(result, at, &violation.message, &violation.path);
+                result = &replaced;
+            } else {
+                omit_structured = true;
+                warnings.push(format!(
+                    "the result does not match the output schema at {at}: {}; structuredContent omitted",
+                    violation.message
+                ));
             }
         }
         let declared = ctx.declared();
@@ -609,7 +606,7 @@ impl OutputMapper {
         let mut stored = result.clone();
         stored.meta.generated_at = Some(generated_at);
         let v1 = crate::v1::to_vec(&stored);
-        let plan = StubPlan {
+        let plan = Box::new(StubPlan {
             target,
             phase,
             config: self.config.clone(),
@@ -623,7 +620,7 @@ impl OutputMapper {
             query: result.meta().query.clone().or_else(|| ctx.query.clone()),
             generated_at,
             expires_at: result.meta().expires_at,
-        };
+        });
         Ok(Rendered::NeedsOffload(NeedsOffload { v1, limit, full, plan }))
     }
 }

@@ -350,6 +350,24 @@ fn enforce_turns_a_violation_into_a_validating_tool_error() {
 }
 
 #[test]
+fn known_formats_are_asserted_and_unknown_ones_ignored() {
+    let output = declare(
+        json!({"type": "object", "properties": {
+            "at": {"type": "string", "format": "date-time"},
+            "count": {"type": "integer", "format": "uint32"}}}),
+        Shape::Data,
+    );
+    assert_eq!(
+        output.check(&ToolResult::success(json!({"at": "2026-11-29T20:00:00Z", "count": 3}))),
+        Ok(())
+    );
+    assert_eq!(
+        output.check(&ToolResult::success(json!({"at": "yesterday"}))),
+        Err(Violation::new("/at", "\"yesterday\" is not a \"date-time\""))
+    );
+}
+
+#[test]
 fn tool_output_is_cheap_to_share() {
     fn shareable<T: Send + Sync + Clone + 'static>() {}
     shareable::<ToolOutput>();

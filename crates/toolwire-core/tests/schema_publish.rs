@@ -197,6 +197,14 @@ fn wrapping_keeps_every_kind_of_reference_valid() {
                    "$defs": {"n": {"type": "number"}}}),
             vec![json!([1.5]), json!(["x"])],
         ),
+        // Embedded resources named relative to the root's `$id`, reached both ways.
+        (
+            json!({"$id": "https://example.com/schemas/list.json", "type": "array",
+                   "items": {"anyOf": [{"$ref": "https://example.com/schemas/item.json"}, {"$ref": "tag.json"}]},
+                   "$defs": {"item": {"$id": "item.json", "type": "integer"},
+                             "tag": {"$id": "tag.json", "type": "string", "pattern": "^t"}}}),
+            vec![json!([1, "tx"]), json!(["x"]), json!([1.5])],
+        ),
         // An anchor, and draft-07 `definitions`.
         (
             json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "array",

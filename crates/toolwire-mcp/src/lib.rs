@@ -32,7 +32,6 @@
 pub mod conformance;
 mod publish;
 mod registry;
-mod render;
 mod server;
 mod validate;
 

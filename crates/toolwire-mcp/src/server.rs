@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 use futures::FutureExt as _;
 use rmcp::ErrorData;
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest,
-    CustomResult, Implementation, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, ResourceTemplate, ResultType, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
+    Implementation, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ResultType, ServerCapabilities, ServerConfig,
 };
 #[allow(deprecated)]
 // logging (SetLevelRequestParams) is deprecated by SEP-2577; the suite tests it
@@ -26,13 +26,15 @@ use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
 use toolwire_core::{
     MapperConfig, McpRevision, NeedsOffload, Output, OutputMapper, Phase, Query, RenderContext,
-    Rendered, StoredLink, Target, Timestamp, ToolError, ToolResult,
+    Rendered, Target, Timestamp, ToolError, ToolResult,
 };
-use toolwire_store::{KeyError, KeySet, LinkSigner, MemoryStore, Record, StoredResults};
+use toolwire_store::{
+    KeyError, KeySet, LinkSigner, MemoryStore, OffloadFallback, OffloadOptions, ReadError,
+    StoredResults,
+};
 
 use crate::conformance::Conformance;
 use crate::registry::{CallContext, Principal, RegisteredTool, Registry};
-use crate::render;
 
 /// The template of stored-result links (`resources/templates/list`).
 pub const STORED_RESULT_TEMPLATE: &str = toolwire_store::URI_TEMPLATE;
@@ -263,7 +265,7 @@ impl McpServer {
             .map_err(|e| internal(&tool.spec.name, &e.to_string()))?;
         let output = match rendered {
             Rendered::Complete(output) => output,
-            Rendered::NeedsOffload(needs) => self.offload(tool, needs, principal, now).await?,
+            Rendered::NeedsOffload(needs) => self.offload(tool, needs, principal).await?,
             _ => return Err(internal(&tool.spec.name, "the mapper returned an unknown render")),
         };
         for warning in output.warnings() {
@@ -277,31 +279,21 @@ impl McpServer {
         tool: &RegisteredTool,
         needs: NeedsOffload,
         principal: &Principal,
-        now: Timestamp,
     ) -> Result<Output, ErrorData> {
         let config = &self.gateway.config;
-        let ttl = i64::try_from(config.link_ttl.as_secs()).unwrap_or(i64::MAX / 4);
-        let expires_at =
-            Timestamp::from_unix_seconds(now.unix_seconds().saturating_add(ttl)).unwrap_or(now);
-        let bytes = needs.v1_bytes().to_vec();
-        let size = bytes.len() as u64;
-        let record = Record::new(bytes, needs.mime_type(), principal.name(), now, expires_at);
-        match config.stored.store().put(record).await {
-            Ok(id) => {
-                let uri =
-                    config.stored.signer().sign(id, expires_at.unix_seconds(), principal.name());
-                let link = StoredLink::new(uri).size(size).expires_at(expires_at);
-                needs.finish(link).map_err(|e| internal(&tool.spec.name, &e.to_string()))
-            }
-            Err(error) => {
-                tracing::error!(tool = %tool.spec.name, %error, "could not store an over-limit result");
-                if config.offload_fallback_inline {
-                    needs.inline().map_err(|e| internal(&tool.spec.name, &e.to_string()))
-                } else {
-                    Ok(needs.store_failed())
-                }
-            }
+        let fallback = if config.offload_fallback_inline {
+            OffloadFallback::Inline
+        } else {
+            OffloadFallback::Fail
+        };
+        let options = OffloadOptions::new(principal.name()).ttl(config.link_ttl).fallback(fallback);
+        let offloaded = toolwire_store::offload(&config.stored, needs, &options)
+            .await
+            .map_err(|e| internal(&tool.spec.name, &e.to_string()))?;
+        if let Some(error) = &offloaded.store_error {
+            tracing::error!(tool = %tool.spec.name, %error, "could not store an over-limit result");
         }
+        Ok(offloaded.output)
     }
 }
 
@@ -437,19 +429,19 @@ impl rmcp::ServerHandler for McpServer {
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _ctx: RequestContext<RoleServer>,
+        ctx: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        let template = ResourceTemplate::new(STORED_RESULT_TEMPLATE, "stored-result")
-            .with_title("Stored result")
-            .with_description(
-                "A tool result too large to send inline, readable by the principal that produced it until its link expires.",
-            )
-            .with_mime_type("application/json");
-        let mut templates = vec![template];
-        if let Some(fixtures) = &self.gateway.config.conformance {
-            templates.extend(fixtures.templates());
+        let revision = revision_of(&ctx)?;
+        let mut result: ListResourceTemplatesResult =
+            serde_json::from_value(toolwire_store::resource_templates_list_result(revision))
+                .map_err(|e| ErrorData::internal_error(format!("resource template: {e}"), None))?;
+        if revision < McpRevision::V2026_07_28 {
+            result.result_type = None;
         }
-        Ok(ListResourceTemplatesResult::with_all_items(templates))
+        if let Some(fixtures) = &self.gateway.config.conformance {
+            result.resource_templates.extend(fixtures.templates());
+        }
+        Ok(result)
     }
 
     async fn read_resource(
@@ -463,35 +455,35 @@ impl rmcp::ServerHandler for McpServer {
         if let Some(fixture) = self.gateway.config.conformance.as_ref().and_then(|f| f.read(&uri)) {
             return Ok(ReadResourceResponse::Complete(fixture));
         }
-        let now = now();
-        let not_found =
-            || ErrorData::resource_not_found("Resource not found", Some(json!({"uri": uri})));
-        let stored = &self.gateway.config.stored;
-        // Every refusal (syntax, key, signature, expiry, principal, missing record) is the same
-        // not-found, so a caller learns nothing about why.
-        let link = stored
-            .signer()
-            .verify(&uri, principal.name(), now.unix_seconds())
-            .map_err(|_| not_found())?;
-        let record = stored
-            .store()
-            .get(link.id)
-            .await
-            .map_err(|e| ErrorData::internal_error(format!("result store: {e}"), None))?
-            .filter(|record| record.principal == principal.name())
-            .ok_or_else(not_found)?;
-        let stored_result = toolwire_core::v1::parse(&record.bytes).map_err(|e| {
-            ErrorData::internal_error(format!("stored result is not a v1 document: {e}"), None)
-        })?;
-        let contents = render::read_contents(&uri, &stored_result);
-        let mut result: ReadResourceResult = serde_json::from_value(json!({"contents": contents}))
-            .map_err(|e| {
+        let read = toolwire_store::read_resource(
+            &self.gateway.config.stored,
+            &uri,
+            principal.name(),
+            revision,
+            chrono::Utc::now(),
+        )
+        .await;
+        let read = match read {
+            Ok(read) => read,
+            // Every refusal is the same not-found; rmcp turns -32002 into -32602 for 2026 peers.
+            Err(ReadError::NotFound { .. }) => {
+                return Err(ErrorData::resource_not_found(
+                    "Resource not found",
+                    Some(json!({"uri": uri})),
+                ));
+            }
+            Err(error) => {
+                tracing::error!(%uri, %error, "could not read a stored result");
+                return Err(ErrorData::internal_error("The stored result could not be read", None));
+            }
+        };
+        let mut result: ReadResourceResult =
+            serde_json::from_value(read.to_value()).map_err(|e| {
                 ErrorData::internal_error(format!("stored contents are malformed: {e}"), None)
             })?;
+        // Like `CallToolResult`, a deserialized result has no `resultType` unless it is set.
         if revision >= McpRevision::V2026_07_28 {
             result.result_type = Some(ResultType::COMPLETE);
-            result.ttl_ms = Some(record.millis_left_at(now.datetime()));
-            result.cache_scope = Some(CacheScope::Private);
         }
         Ok(ReadResourceResponse::Complete(result))
     }

@@ -6,11 +6,15 @@
 //! - [`LinkSigner`] and [`KeySet`]: `toolwire://results/<id>?exp=…&kid=…&sig=…` links, HMAC-SHA256
 //!   signed, verifiable only by the principal they were made for.
 //! - [`StoreConfig`] / [`StoredResults`]: a store and its keys chosen from configuration.
+//! - [`offload()`]: the mapper's offload step (store, sign, finish the stub);
+//!   [`read_resource`]: the `resources/read` result of a link.
 
 pub mod config;
 pub mod keys;
 pub mod link;
 pub mod memory;
+pub mod offload;
+pub mod read;
 pub mod record;
 pub mod redb_store;
 pub mod redis_store;
@@ -20,6 +24,11 @@ pub use config::{OpenError, StoreConfig, StoredResults};
 pub use keys::{KEYS_ENV, KEYS_FILE, KeyError, KeySet, SigningKey};
 pub use link::{LinkSigner, NotFound, URI_TEMPLATE, VerifiedLink};
 pub use memory::MemoryStore;
+pub use offload::{DEFAULT_LINK_TTL, OffloadFallback, OffloadOptions, Offloaded, offload};
+pub use read::{
+    ReadError, ReadResourceResult, ResourceEntry, read_resource, resource_template,
+    resource_templates_list_result,
+};
 pub use record::{Record, RecordId};
 pub use redb_store::{RESULTS_FILE, RedbOptions, RedbStore};
 pub use redis_store::RedisStore;

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 use redb::{Database, DatabaseError, ReadableDatabase, ReadableTable, TableDefinition};
+use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
 
 use crate::record::{Record, RecordId};
@@ -56,6 +57,8 @@ impl RedbOptions {
 #[derive(Debug)]
 pub struct RedbStore {
     inner: Arc<Inner>,
+    /// The runtime whose blocking pool runs redb's calls.
+    runtime: Handle,
     sweeper: Option<JoinHandle<()>>,
 }
 
@@ -74,24 +77,25 @@ impl RedbStore {
         Self::open_with(dir, RedbOptions::default()).await
     }
 
-    /// Opens with explicit options. The background sweep needs a tokio runtime (it is one task).
+    /// Opens with explicit options. Must be called inside a tokio runtime: its blocking pool
+    /// runs every redb call, and the background sweep is one of its tasks.
     pub async fn open_with(
         dir: impl Into<PathBuf>,
         options: RedbOptions,
     ) -> Result<Self, StoreError> {
+        let runtime = Handle::try_current().map_err(|err| StoreError::Task(err.to_string()))?;
         let dir = dir.into();
         let batch = options.sweep_batch.max(1);
-        let inner = tokio::task::spawn_blocking(move || open_blocking(dir, batch))
+        let inner = runtime
+            .spawn_blocking(move || open_blocking(dir, batch))
             .await
             .map_err(|err| StoreError::Task(err.to_string()))??;
         let inner = Arc::new(inner);
         let sweeper = options.sweep_interval.map(|every| {
-            tokio::spawn(sweep_forever(
-                Arc::downgrade(&inner),
-                every.max(Duration::from_millis(10)),
-            ))
+            let every = every.max(Duration::from_millis(10));
+            runtime.spawn(sweep_forever(Arc::downgrade(&inner), every))
         });
-        Ok(Self { inner, sweeper })
+        Ok(Self { inner, runtime, sweeper })
     }
 
     /// The database file.
@@ -105,7 +109,8 @@ impl RedbStore {
         F: FnOnce(&Inner) -> Result<T, StoreError> + Send + 'static,
     {
         let inner = Arc::clone(&self.inner);
-        tokio::task::spawn_blocking(move || work(&inner))
+        self.runtime
+            .spawn_blocking(move || work(&inner))
             .await
             .map_err(|err| StoreError::Task(err.to_string()))?
     }

@@ -20,6 +20,8 @@ struct Cli {
 enum Command {
     /// Read a result (v1, legacy envelope or anything) on stdin and print its v1 form.
     Parse,
+    /// Read a result on stdin and print it rendered for one target (MCP, legacy or A2A).
+    Render(Box<cmd::render::RenderArgs>),
     /// Check a wire result on stdin against the target's official schema and toolwire's wire
     /// contract; prints one `path: message` line per violation.
     Validate {
@@ -45,6 +47,8 @@ enum Command {
         #[arg(long, default_value = "data")]
         shape: String,
     },
+    /// Print the data of a stored result behind a link.
+    Read(cmd::read::ReadArgs),
     /// Run the gateway: every MCP revision over Streamable HTTP (default) or stdio.
     Serve(serve::ServeArgs),
 }
@@ -59,10 +63,12 @@ fn main() -> ExitCode {
     };
     let outcome = match cli.command {
         Command::Parse => cmd::parse::run(),
+        Command::Render(args) => cmd::render::run(&args),
         Command::Validate { target, output_schema, shape } => {
             cmd::validate::run(&target, output_schema.as_deref(), &shape)
         }
         Command::Schema { target, shape } => cmd::schema::run(&target, &shape),
+        Command::Read(args) => cmd::read::run(args),
         Command::Serve(args) => serve::run(args),
     };
     match outcome {

@@ -81,6 +81,21 @@ fn tokens_map_to_principals_and_links_to_whoever_made_them() {
     assert_eq!(by_bob["error"]["data"]["uri"], link.as_str());
     let by_alice = alice.request("resources/read", json!({"uri": link}));
     assert_eq!(by_alice["result"]["contents"][0]["mimeType"], "application/json");
+
+    // Stateless 2026-07-28 requests carry their token too.
+    let mut alice = HttpClient::connect(&server.url, "2026-07-28", Some("alice-token"));
+    let mut bob = HttpClient::connect(&server.url, "2026-07-28", Some("bob-token"));
+    let response = alice.call("catalog_update_price", json!({"id": 4, "price": 3.25}));
+    assert_eq!(response["result"]["structuredContent"]["newPrice"], 3.25, "{response}");
+    let response = bob.call("catalog_update_price", json!({"id": 4, "price": 3}));
+    assert_eq!(response["result"]["isError"], true, "{response}");
+    let response = bob.call("catalog_export", json!({}));
+    let link = gateway::stored_link(&response["result"]);
+    let by_alice = alice.request("resources/read", json!({"uri": link}));
+    assert_eq!(by_alice["error"]["code"], -32602, "{by_alice}");
+    assert_eq!(by_alice["error"]["data"]["uri"], link.as_str());
+    let by_bob = bob.request("resources/read", json!({"uri": link}));
+    assert_eq!(by_bob["result"]["cacheScope"], "private", "{by_bob}");
 }
 
 #[test]
@@ -134,4 +149,54 @@ fn unsupported_stateless_revisions_get_32022() {
         discover["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "toolwire",
         "{discover}"
     );
+}
+
+#[test]
+fn foreign_host_names_are_refused() {
+    let server = Server::start(None, &[]);
+    let response = reqwest::blocking::Client::new()
+        .post(&server.url)
+        .header("Host", "attacker.example")
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#)
+        .send()
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 403);
+}
+
+#[test]
+fn sigterm_stops_the_server_gracefully() {
+    let mut server = Server::start(None, &[]);
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &server.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exit = server.wait_exit(std::time::Duration::from_secs(10));
+    assert_eq!(exit, Some(0), "{}", server.stderr());
+    assert!(server.stderr().contains("toolwire stopped"), "{}", server.stderr());
+}
+
+#[test]
+fn a_bad_config_names_the_file_and_key_and_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.toml");
+    std::fs::write(&path, "phase = \"loud\"\n").unwrap();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_toolwire"))
+        .args(["serve", "--config"])
+        .arg(&path)
+        .env_remove("TOOLWIRE_PHASE")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "toolwire: {}: phase: `loud` is not a phase; expected compat or spec",
+            path.display()
+        )
+    );
+    assert!(output.stdout.is_empty());
 }

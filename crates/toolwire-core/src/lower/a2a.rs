@@ -318,10 +318,10 @@ fn write_part(out: &mut String, d: Dialect, part: &Part, prefix: &str) {
                         obj.str("kind", "text");
                     }
                     obj.str("text", text);
-                    if !d.kinds {
-                        if let Some(mime) = &resource.mime_type {
-                            obj.str("mediaType", mime);
-                        }
+                    if !d.kinds
+                        && let Some(mime) = &resource.mime_type
+                    {
+                        obj.str("mediaType", mime);
                     }
                     obj.raw("metadata", &meta.finish());
                     obj.close();

@@ -9,16 +9,19 @@
 //!   `storedLinks`, `parts` (v1 part JSON), then extensions as `<namespace>/<key>`.
 //!
 //! The code is written verbatim, unknown codes included: the envelope's `code` is a free string.
-//! `storedLinks` (every link, v1 form) is written when there are several links, and also for a
-//! single link that `resourceUri` + `note` cannot carry whole (a size, an expiry, a MIME type
-//! other than JSON, or a URI outside toolwire's scheme), so that parsing the envelope gives the
-//! same result back.
+//! `resourceUri` + `note` are written only for a link in toolwire's own stored-result scheme (a
+//! legacy reader takes nothing else for a pointer). `storedLinks` (every link, v1 form) is
+//! written when there are several links, and also for a single link that `resourceUri` + `note`
+//! cannot carry whole (another scheme, a size other than `responseSize`, an expiry other than
+//! `expiresAt`, a MIME type other than JSON), so that parsing the envelope gives the same result
+//! back.
 
 use super::{
     Obj, write_map, write_pagination, write_query, write_v1_part, write_v1_stored_link, write_value,
 };
 use crate::layout::Layout;
 use crate::link::StoredLink;
+use crate::meta::Metadata;
 
 /// Appends the envelope of `layout`'s result to `out`. `include_payloads` is false for the
 /// compat block, whose binary parts travel as blocks of their own.
@@ -74,11 +77,14 @@ fn write_meta(envelope: &mut Obj<'_>, layout: &Layout<'_>, include_payloads: boo
     }
     let links = result.stored_links();
     if let Some(first) = links.first() {
-        obj.str("resourceUri", &first.uri);
-        if let Some(note) = &first.description {
-            obj.str("note", note);
+        let pointer = first.toolwire_id().is_some();
+        if pointer {
+            obj.str("resourceUri", &first.uri);
+            if let Some(note) = &first.description {
+                obj.str("note", note);
+            }
         }
-        if links.len() > 1 || !fits_resource_uri(first) {
+        if links.len() > 1 || !pointer || !says_it_all(first, meta) {
             let out = obj.key("storedLinks");
             out.push('[');
             for (i, link) in links.iter().enumerate() {
@@ -107,10 +113,10 @@ fn write_meta(envelope: &mut Obj<'_>, layout: &Layout<'_>, include_payloads: boo
     obj.close();
 }
 
-/// True when `resourceUri` + `note` say everything the link holds.
-fn fits_resource_uri(link: &StoredLink) -> bool {
-    link.size.is_none()
-        && link.expires_at.is_none()
+/// True when `resourceUri` + `note` say everything the link holds: a reader takes its size from
+/// `responseSize`, its expiry from `expiresAt` and the MIME type `application/json`.
+fn says_it_all(link: &StoredLink, meta: &Metadata) -> bool {
+    link.size == meta.response_size
+        && link.expires_at == meta.expires_at
         && link.mime_type == "application/json"
-        && link.toolwire_id().is_some()
 }

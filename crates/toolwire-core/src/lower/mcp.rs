@@ -270,12 +270,12 @@ fn write_binary(out: &mut String, index: usize, binary: &BinaryPart, caps: McpCa
             resource.close();
         }
     }
-    if caps.block_meta {
-        if let Some(name) = &binary.name {
-            let mut meta = Obj::open(obj.key("_meta"));
-            write_str(meta.prefixed_key(prefix, "name"), name);
-            meta.close();
-        }
+    if caps.block_meta
+        && let Some(name) = &binary.name
+    {
+        let mut meta = Obj::open(obj.key("_meta"));
+        write_str(meta.prefixed_key(prefix, "name"), name);
+        meta.close();
     }
     obj.close();
 }
@@ -439,10 +439,10 @@ fn write_structured(obj: &mut Obj<'_>, layout: &Layout<'_>, caps: McpCaps) {
                     envelope.bool("success", false);
                     envelope.str("message", &error.message);
                     envelope.raw("data", "{}");
-                    if error.code == crate::error::ErrorCode::InvalidArguments {
-                        if let Some(schema) = layout.input_schema {
-                            envelope.value("input_schema", schema);
-                        }
+                    if error.code == crate::error::ErrorCode::InvalidArguments
+                        && let Some(schema) = layout.input_schema
+                    {
+                        envelope.value("input_schema", schema);
                     }
                 }
             }

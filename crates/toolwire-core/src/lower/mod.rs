@@ -79,10 +79,8 @@ pub(crate) fn write_value(out: &mut String, value: &Value) {
         Value::Null => out.push_str("null"),
         Value::Bool(true) => out.push_str("true"),
         Value::Bool(false) => out.push_str("false"),
-        Value::Number(number) => {
-            // Writing into a String cannot fail.
-            let _ = write!(out, "{number}");
-        }
+        // The workspace enables `arbitrary_precision`: the number's own text, exactly.
+        Value::Number(number) => out.push_str(number.as_str()),
         Value::String(text) => write_str(out, text),
         Value::Array(items) => {
             out.push('[');
@@ -367,8 +365,6 @@ pub(crate) fn stored_link_name(link: &StoredLink) -> String {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
 
     #[test]
@@ -388,8 +384,9 @@ mod tests {
 
     #[test]
     fn values_serialize_like_serde_json() {
-        let value =
-            json!({"b": [1, 2.50, -0.0, 1e400, "x"], "a": {"n": null, "t": true, "f": false}});
+        let text = r#"{"b":[1,2.50,-0.0,1e400,"x"],"a":{"n":null,"t":true,"f":false}}"#;
+        let value: Value = serde_json::from_str(text).unwrap_or_default();
+        assert_eq!(to_json(&value), text.replace("1e400", "1e+400"));
         assert_eq!(Ok(to_json(&value)), serde_json::to_string(&value).map_err(|e| e.to_string()));
     }
 

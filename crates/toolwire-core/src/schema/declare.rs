@@ -44,9 +44,14 @@ pub(crate) fn data_schema(doc: &Value) -> Result<Option<Value>, SchemaError> {
 }
 
 /// Compiles a checked schema with its draft, never fetching anything.
+///
+/// Known formats are asserted whatever the draft: some clients validate them (Ajv with its
+/// formats), and toolwire must never send what any client would reject. Unknown formats (such
+/// as schemars' `uint32`) stay annotations.
 pub(crate) fn compile(schema: &Value) -> Result<jsonschema::Validator, SchemaError> {
     let draft = draft_of(schema)?;
-    jsonschema::options().with_draft(draft).offline().build(schema).map_err(|err| {
+    let options = jsonschema::options().with_draft(draft).should_validate_formats(true);
+    options.offline().build(schema).map_err(|err| {
         let at = err.instance_path().as_str();
         let message =
             if at.is_empty() { err.to_string() } else { format!("{err} (at {at} in the schema)") };

@@ -80,8 +80,16 @@ pub(crate) fn nest(
     let mut inner = declared.clone();
     let mut hoisted = Map::new();
     let mut dialect = None;
-    let root_id = declared.get("$id").and_then(Value::as_str).map(|id| id.trim_end_matches('#'));
-    let root_id = root_id.map(str::to_owned);
+    // With the root's `$id` gone, every other URI in the root resource is made absolute
+    // against it, so references between the document's resources still meet.
+    let base = declared
+        .get("$id")
+        .and_then(Value::as_str)
+        .and_then(|id| jsonschema::uri::from_str(id).ok());
+    let ids = Ids {
+        root: base.as_ref().map(|b| b.as_str().trim_end_matches('#').to_owned()),
+        base: base.as_ref().map(|b| b.as_str().to_owned()),
+    };
     if let Value::Object(object) = &mut inner {
         dialect = object.shift_remove("$schema");
         object.shift_remove("$id");
@@ -92,12 +100,20 @@ pub(crate) fn nest(
             }
         }
     }
-    let rewrite = |map: &mut Map<String, Value>| rewrite_refs(map, root_id.as_deref(), relocate);
-    walk_root_resource(&mut inner, true, &mut |map| rewrite(map));
+    let mut rewrite = |map: &mut Map<String, Value>, embedded: bool| {
+        if embedded {
+            if let Some(Value::String(id)) = map.get_mut("$id") {
+                *id = ids.absolute(id);
+            }
+        } else {
+            rewrite_refs(map, &ids, relocate);
+        }
+    };
+    walk_root_resource(&mut inner, true, &mut rewrite);
     for defs in hoisted.values_mut() {
         if let Value::Object(defs) = defs {
             for def in defs.values_mut() {
-                walk_root_resource(def, false, &mut |map| rewrite(map));
+                walk_root_resource(def, false, &mut rewrite);
             }
         }
     }
@@ -107,12 +123,28 @@ pub(crate) fn nest(
     (inner, hoisted, dialect)
 }
 
-/// Rewrites the references of one schema object that point into the declared root resource.
-fn rewrite_refs(
-    map: &mut Map<String, Value>,
-    root_id: Option<&str>,
-    relocate: &dyn Fn(&str) -> String,
-) {
+/// The declared root's `$id`, when it has one.
+struct Ids {
+    /// The root's absolute URI without a fragment.
+    root: Option<String>,
+    /// The base every relative URI of the root resource resolves against.
+    base: Option<String>,
+}
+
+impl Ids {
+    /// `uri` resolved against the root's `$id` (unchanged without one, or when it cannot be).
+    fn absolute(&self, uri: &str) -> String {
+        let resolved = self.base.as_deref().and_then(|base| {
+            let base = jsonschema::Uri::parse(base).ok()?;
+            jsonschema::uri::resolve_against(&base, uri).ok()
+        });
+        resolved.map_or_else(|| uri.to_owned(), |u| u.as_str().to_owned())
+    }
+}
+
+/// Rewrites the references of one schema object of the declared root resource: those into it
+/// move with it, the others are made absolute.
+fn rewrite_refs(map: &mut Map<String, Value>, ids: &Ids, relocate: &dyn Fn(&str) -> String) {
     for key in REF_KEYWORDS {
         let Some(Value::String(reference)) = map.get_mut(key) else {
             continue;
@@ -121,8 +153,17 @@ fn rewrite_refs(
             Some((uri, fragment)) => (uri, fragment),
             None => (reference.as_str(), ""),
         };
-        let local = uri.is_empty() || root_id == Some(uri);
+        let target = if uri.is_empty() { None } else { Some(ids.absolute(uri)) };
+        let local = match &target {
+            None => true,
+            Some(target) => ids.root.as_ref() == Some(target),
+        };
         if !local {
+            if let Some(target) = target {
+                let rewritten =
+                    if fragment.is_empty() { target } else { format!("{target}#{fragment}") };
+                *reference = rewritten;
+            }
             continue;
         }
         let into_definitions = DEFINITIONS
@@ -141,19 +182,22 @@ fn rewrite_refs(
 
 /// Visits the schema objects that belong to the root resource (not inside an embedded resource
 /// with its own `$id`, whose references resolve against that `$id`).
+///
+/// An embedded resource's own object is visited with `true` and not entered.
 fn walk_root_resource(
     schema: &mut Value,
     is_root: bool,
-    visit: &mut dyn FnMut(&mut Map<String, Value>),
+    visit: &mut dyn FnMut(&mut Map<String, Value>, bool),
 ) {
     match schema {
         Value::Object(map) => {
             let own_id =
                 map.get("$id").and_then(Value::as_str).is_some_and(|id| !id.starts_with('#'));
             if own_id && !is_root {
+                visit(map, true);
                 return;
             }
-            visit(map);
+            visit(map, false);
             for (key, child) in map.iter_mut() {
                 if !DATA_KEYWORDS.contains(&key.as_str()) {
                     walk_children(key, child, &mut |c| walk_root_resource(c, false, visit));

@@ -1,6 +1,8 @@
 //! One module per command; each returns `Ok(())` or a [`Failure`] with its exit code.
 
 pub mod parse;
+pub mod read;
+pub mod render;
 pub mod schema;
 pub mod validate;
 

@@ -639,6 +639,43 @@ mod tests {
     }
 
     #[test]
+    fn the_documented_example_is_valid() {
+        let doc = include_str!("../../../../docs/gateway.md");
+        let start = doc.find("```toml\n").map(|i| i + "```toml\n".len()).unwrap_or(0);
+        let end = doc[start..].find("```").map(|i| start + i).unwrap_or(start);
+        let text = &doc[start..end];
+        assert!(text.contains("[[tools]]"), "the example was not found");
+        let parsed: FileConfig = match toml::from_str(text) {
+            Ok(p) => p,
+            Err(e) => panic!("{e}"),
+        };
+        let env = |k: &str| {
+            k.ends_with("_TOKEN")
+                .then(|| format!("secret-{k}"))
+                .or_else(|| (k == "ORDERS_API_KEY").then(|| "k".to_owned()))
+        };
+        let s = match resolve(parsed, Some("toolwire.toml".into()), &Overrides::default(), &env) {
+            Ok(s) => s,
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(s.tools.len(), 2);
+        assert_eq!(s.tools[0].headers, vec![("Authorization".to_owned(), "Bearer k".to_owned())]);
+        assert_eq!(s.tools[0].timeout, Duration::from_secs(10));
+        assert_eq!(s.tools[1].shape, Shape::Envelope);
+        assert_eq!(s.limits[&McpRevision::V2024_11_05], 131_072);
+        assert_eq!(s.limits[&McpRevision::V2026_07_28], 262_144);
+        assert_eq!(s.tokens.len(), 2);
+        assert!(!s.anonymous && s.auth_configured && !s.demo_tools);
+        assert!(s.allowed_hosts.contains(&"tools.acme.internal".to_owned()));
+        assert_eq!(s.prefix, "com.acme");
+        let mut registry = toolwire_mcp::Registry::new();
+        if let Err(e) = super::super::app_tools::register(&mut registry, &s.tools) {
+            panic!("{e}");
+        }
+        assert_eq!(registry.names().collect::<Vec<_>>(), ["orders_find", "orders_cancel"]);
+    }
+
+    #[test]
     fn header_secrets_come_from_the_environment() {
         let parsed: FileConfig = match toml::from_str(
             "[[tools]]\nname = \"a\"\ndescription = \"d\"\nendpoint = \"http://x\"\nheaders = { Authorization = { env = \"K\", prefix = \"Bearer \" } }",

@@ -15,6 +15,7 @@ use super::png;
 pub const CATALOG_SIZE: u64 = 2000;
 
 const CATEGORIES: [&str; 5] = ["chairs", "tables", "lamps", "desks", "shelves"];
+const NOUNS: [&str; 5] = ["chair", "table", "lamp", "desk", "shelf"];
 const ADJECTIVES: [&str; 8] =
     ["Oak", "Walnut", "Steel", "Linen", "Birch", "Brass", "Velvet", "Maple"];
 
@@ -43,8 +44,8 @@ pub fn catalog() -> Catalog {
     let products = (1..=CATALOG_SIZE)
         .map(|id| {
             let category = CATEGORIES[(id % 5) as usize];
+            let noun = NOUNS[(id % 5) as usize];
             let adjective = ADJECTIVES[((id / 5) % 8) as usize];
-            let noun = category.trim_end_matches('s');
             let cents = 500 + (id * 7919) % 99_500;
             Product {
                 id,

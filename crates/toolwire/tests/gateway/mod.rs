@@ -84,6 +84,24 @@ impl Server {
     pub fn stderr(&self) -> String {
         self.stderr.lock().unwrap().clone()
     }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The exit code once the process ends within `limit`.
+    pub fn wait_exit(&mut self, limit: Duration) -> Option<i32> {
+        let deadline = Instant::now() + limit;
+        while Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                // Let the stderr reader catch the last lines.
+                std::thread::sleep(Duration::from_millis(100));
+                return status.code();
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        None
+    }
 }
 
 impl Drop for Server {

@@ -1,0 +1,157 @@
+//! `toolwire render`: stdin (v1, legacy envelope, anything) → the rendered result for one
+//! target: an MCP `CallToolResult`, the legacy envelope text, or an A2A `Task`, as compact JSON
+//! plus one newline.
+
+use std::path::PathBuf;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use clap::Args;
+use toolwire_core::mapper::{
+    MapperConfig, NeedsOffload, Output, OutputMapper, RenderContext, RenderError, Rendered,
+};
+use toolwire_core::{Phase, Shape, Target, Timestamp, ToolOutput, parse_any};
+
+use super::{Failure, print_line, read_stdin};
+
+/// The flags of `toolwire render`.
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// legacy, mcp-<YYYY-MM-DD> (an unknown date maps to the newest revision not later than it),
+    /// a2a-0.3 or a2a-1.0.
+    #[arg(long)]
+    target: String,
+    /// compat (both formats; the legacy envelope stays the first text block) or spec.
+    #[arg(long, env = "TOOLWIRE_PHASE", default_value = "compat")]
+    phase: String,
+    /// The size limit in bytes for the target (default 262144 for legacy and MCP, none for A2A).
+    #[arg(long)]
+    limit: Option<usize>,
+    /// The `_meta` prefix (default dev.toolwire).
+    #[arg(long)]
+    prefix: Option<String>,
+    /// The render time (RFC 3339): sets generatedAt and the A2A timestamps only.
+    #[arg(long)]
+    now: Option<String>,
+    /// The tool name (the A2A artifact name).
+    #[arg(long, default_value = "result")]
+    tool: String,
+    /// The A2A task id.
+    #[arg(long, default_value = "task-1")]
+    task_id: String,
+    /// The A2A context id.
+    #[arg(long, default_value = "context-1")]
+    context_id: String,
+    /// A file with the tool's output declaration (typed outputs or a JSON Schema).
+    #[arg(long)]
+    output_schema: Option<PathBuf>,
+    /// The structured shape: data or envelope.
+    #[arg(long, default_value = "data")]
+    shape: String,
+    /// Store a result over the limit in this data directory (redb) and render the stub with
+    /// its link, instead of exiting 3.
+    #[arg(long, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    /// The principal whose link reads the stored result.
+    #[arg(long, value_name = "P", default_value = "local")]
+    principal: String,
+    /// How long the link and the stored result live, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600, value_parser = clap::value_parser!(u64).range(1..))]
+    link_ttl: u64,
+}
+
+/// Runs the command.
+pub fn run(args: &RenderArgs) -> Result<(), Failure> {
+    let target =
+        Target::parse(&args.target).map_err(|err| Failure::input(format!("--target: {err}")))?;
+    let phase = Phase::parse(&args.phase).ok_or_else(|| {
+        Failure::input(format!("--phase: `{}` is not compat or spec", args.phase))
+    })?;
+    let shape = Shape::parse(&args.shape).ok_or_else(|| {
+        Failure::input(format!("--shape: `{}` is not data or envelope", args.shape))
+    })?;
+    let now = match &args.now {
+        Some(text) => {
+            Timestamp::parse(text).map_err(|err| Failure::input(format!("--now: {err}")))?
+        }
+        None => current_time()?,
+    };
+    let mut config = MapperConfig::default();
+    if let Some(prefix) = &args.prefix {
+        config =
+            config.with_prefix(prefix).map_err(|err| Failure::input(format!("--prefix: {err}")))?;
+    }
+    if let Some(limit) = args.limit {
+        config = config.with_limit(target, Some(limit));
+    }
+    let output = read_output(args.output_schema.as_ref(), shape)?;
+
+    let input = read_stdin()?;
+    let result = parse_any(strip_one_newline(&input))
+        .map_err(|err| Failure::input(format!("render: {err}")))?;
+
+    let mapper = OutputMapper::new(config);
+    let ctx = RenderContext::new(&args.tool, now)
+        .output(&output)
+        .task_id(&args.task_id)
+        .context_id(&args.context_id);
+    let rendered = mapper.render(&result, target, phase, &ctx).map_err(|err| match err {
+        // Over a limit too small to offload into: still "over the limit without a store".
+        RenderError::LimitTooSmall { .. } => Failure { code: 3, message: format!("render: {err}") },
+        other => Failure::input(format!("render: {other}")),
+    })?;
+    let output = match rendered {
+        Rendered::Complete(output) => output,
+        Rendered::NeedsOffload(needs) => match &args.data_dir {
+            Some(dir) => super::read::offload_into(dir, needs, &args.principal, args.link_ttl)?,
+            None => offload(needs, target)?,
+        },
+        other => return Err(Failure::input(format!("render: unexpected outcome {other:?}"))),
+    };
+    for warning in output.warnings() {
+        eprintln!("toolwire: warning: {warning}");
+    }
+    print_line(output.json())
+}
+
+/// What happens to a result over the limit without a result store (`--data-dir`): it cannot be
+/// offloaded, so exit 3 with the size and the limit.
+fn offload(needs: NeedsOffload, target: Target) -> Result<Output, Failure> {
+    Err(Failure {
+        code: 3,
+        message: format!(
+            "render: result of {} bytes exceeds the limit of {} bytes for {target}; no --data-dir to store it",
+            needs.size(),
+            needs.limit()
+        ),
+    })
+}
+
+/// The declared output from `--output-schema`, or none in the given shape.
+fn read_output(path: Option<&PathBuf>, shape: Shape) -> Result<ToolOutput, Failure> {
+    let Some(path) = path else {
+        return Ok(ToolOutput::none(shape));
+    };
+    let text = std::fs::read_to_string(path).map_err(|err| {
+        Failure::input(format!("--output-schema {}: cannot read: {err}", path.display()))
+    })?;
+    let doc: serde_json::Value = serde_json::from_str(&text).map_err(|err| {
+        Failure::input(format!("--output-schema {}: not JSON: {err}", path.display()))
+    })?;
+    ToolOutput::from_declaration(&doc, shape)
+        .map_err(|err| Failure::input(format!("--output-schema {}: {err}", path.display())))
+}
+
+/// Now, to the second.
+fn current_time() -> Result<Timestamp, Failure> {
+    let seconds = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .ok()
+        .and_then(|elapsed| i64::try_from(elapsed.as_secs()).ok())
+        .and_then(Timestamp::from_unix_seconds);
+    seconds.ok_or_else(|| Failure::input("render: the system clock is before 1970"))
+}
+
+/// The input minus one trailing `\r\n` or `\n`.
+fn strip_one_newline(input: &[u8]) -> &[u8] {
+    input.strip_suffix(b"\r\n").or_else(|| input.strip_suffix(b"\n")).unwrap_or(input)
+}

@@ -7,7 +7,8 @@ The SDK validates every result itself (pydantic models of the negotiated revisio
 ``structuredContent`` against the published ``outputSchema``); anything it raises fails the run,
 and so does any answer whose content is not what toolwire promises.
 
-Usage: python py_client.py URL WRITER_TOKEN READER_TOKEN
+Usage: python py_client.py URL WRITER_TOKEN READER_TOKEN [PHASE]
+PHASE is the phase the gateway runs in: compat (default) or spec.
 Exits 0 when every check passed, 1 otherwise.
 """
 
@@ -168,8 +169,8 @@ def client_for(url: str, token: str, mode: str) -> Client:
     return Client(streamable_http_client(url, http_client=http), mode=mode, raise_exceptions=True)
 
 
-async def run_mode(run: Run, url: str, writer_token: str, reader_token: str, mode: str) -> None:
-    print(f"Python SDK client, mode={mode}, {url}")
+async def run_mode(run: Run, url: str, writer_token: str, reader_token: str, mode: str, phase: str) -> None:
+    print(f"Python SDK client, mode={mode}, phase {phase}, {url}")
     async with client_for(url, writer_token, mode) as writer, client_for(url, reader_token, mode) as reader:
         revision = writer.protocol_version
         print(f"  negotiated {revision}")
@@ -270,8 +271,11 @@ async def run_mode(run: Run, url: str, writer_token: str, reader_token: str, mod
             r = await call(writer, "legacy_echo", {"text": text})
             expect(r.get("isError") is not True, repr(r))
             expect(data_of(r, tools["legacy_echo"], revision) == {"text": text}, f"echo {r!r:.300}")
-            env = legacy_envelope(r)
-            expect(env is not None and env["success"] is True, "the tool's own envelope comes first")
+            if phase == "compat":
+                env = legacy_envelope(r)
+                expect(env is not None and env["success"] is True, "the tool's own envelope comes first")
+            else:
+                expect(json.loads(r["content"][0]["text"]) == {"text": text}, "the data comes first as JSON")
 
         await run.check("legacy_echo answers with its legacy string", echo)
 
@@ -309,14 +313,15 @@ async def run_mode(run: Run, url: str, writer_token: str, reader_token: str, mod
 
 
 async def main(argv: list[str]) -> int:
-    if len(argv) != 3:
+    if len(argv) not in (3, 4) or (len(argv) == 4 and argv[3] not in ("compat", "spec")):
         print(__doc__, file=sys.stderr)
         return 2
-    url, writer_token, reader_token = argv
+    url, writer_token, reader_token = argv[:3]
+    phase = argv[3] if len(argv) == 4 else "compat"
     run = Run()
     for mode in MODES:
         try:
-            await run_mode(run, url, writer_token, reader_token, mode)
+            await run_mode(run, url, writer_token, reader_token, mode, phase)
         except Exception:
             run.failed.append(f"{mode}: setup")
             print(f"  FAIL {mode} setup:\n{traceback.format_exc()}", file=sys.stderr)

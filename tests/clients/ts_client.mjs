@@ -6,8 +6,9 @@
 // promises.
 //
 // Usage:
-//   node ts_client.mjs --http URL --writer-token T --reader-token T
-//   node ts_client.mjs --stdio -- COMMAND ARG...
+//   node ts_client.mjs [--phase compat|spec] --http URL --writer-token T --reader-token T
+//   node ts_client.mjs [--phase compat|spec] --stdio -- COMMAND ARG...
+// --phase names the phase the gateway runs in (default compat).
 // Exits 0 when every check passed, 1 otherwise (each failure printed on stderr).
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -28,7 +29,7 @@ const DEMO_TOOLS = [
 ];
 
 function parseArgs(argv) {
-  const opts = { mode: null, url: null, writer: null, reader: null, command: [] };
+  const opts = { mode: null, url: null, writer: null, reader: null, command: [], phase: 'compat' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--http') {
@@ -38,6 +39,8 @@ function parseArgs(argv) {
       opts.writer = argv[++i];
     } else if (a === '--reader-token') {
       opts.reader = argv[++i];
+    } else if (a === '--phase') {
+      opts.phase = argv[++i];
     } else if (a === '--stdio') {
       opts.mode = 'stdio';
     } else if (a === '--') {
@@ -54,6 +57,7 @@ function parseArgs(argv) {
     throw new Error('--stdio needs -- COMMAND ARG...');
   }
   if (!opts.mode) throw new Error('give --http URL or --stdio -- COMMAND');
+  if (!['compat', 'spec'].includes(opts.phase)) throw new Error(`unknown phase ${opts.phase}`);
   return opts;
 }
 
@@ -181,7 +185,7 @@ function expectFailure(result, code) {
 
 async function run(opts) {
   const label = opts.mode === 'http' ? `http ${opts.url}` : `stdio ${opts.command.join(' ')}`;
-  console.log(`TypeScript SDK client over ${label}`);
+  console.log(`TypeScript SDK client over ${label}, phase ${opts.phase}`);
   const client = await connect(opts, opts.writer);
   const reader = opts.mode === 'http' ? await connect(opts, opts.reader) : client;
   const version = client.transport?.protocolVersion;
@@ -310,7 +314,11 @@ async function run(opts) {
     const r = await call(client, 'legacy_echo', { text });
     assert.notEqual(r.isError, true);
     assert.deepEqual(dataOf(r, tools.legacy_echo), { text });
-    assert.equal(legacyEnvelope(r)?.success, true, "the tool's own envelope comes first");
+    if (opts.phase === 'compat') {
+      assert.equal(legacyEnvelope(r)?.success, true, "the tool's own envelope comes first");
+    } else {
+      assert.deepEqual(JSON.parse(r.content[0].text), { text }, 'the data comes first as JSON');
+    }
   });
 
   await check('catalog_export is stored behind a link and read back whole', async () => {

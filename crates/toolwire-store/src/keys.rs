@@ -369,6 +369,21 @@ mod tests {
     }
 
     #[test]
+    fn processes_starting_at_once_agree_on_one_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().to_owned();
+        let threads: Vec<_> = (0..8)
+            .map(|_| {
+                let path = path.clone();
+                std::thread::spawn(move || KeySet::load_or_generate(&path).unwrap())
+            })
+            .collect();
+        let sets: Vec<KeySet> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+        assert!(sets.iter().all(|set| set == &sets[0]));
+        assert_eq!(KeySet::from_file(&path.join(KEYS_FILE)).unwrap(), sets[0]);
+    }
+
+    #[test]
     fn debug_never_shows_secrets() {
         let key = SigningKey::new("k1", vec![7u8; 32]).unwrap();
         assert_eq!(format!("{key:?}"), "SigningKey { kid: \"k1\", .. }");

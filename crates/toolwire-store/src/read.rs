@@ -142,6 +142,11 @@ impl ReadError {
 const JSON: &str = "application/json";
 
 /// Reads the stored result behind `uri` for `principal` at `now`, shaped for `revision`.
+///
+/// Checks, in order: the link parses, its key id is known, its MAC matches (constant time), it
+/// has not expired at `now`, the record exists (stores also never return a record expired by the
+/// system clock) and belongs to `principal`. `now` also gives the 2026-07-28 `ttlMs`; pass the
+/// current time (`Utc::now()`).
 pub async fn read_resource(
     results: &StoredResults,
     uri: &str,

@@ -46,9 +46,9 @@ async fn two_nodes_share_records_links_and_expiry() {
     assert_eq!(data["rows"].as_array().unwrap().len(), 500);
 
     // Expiry holds on both.
-    let id = first.store().put(record(b"short".to_vec(), "p", 1000)).await.unwrap();
+    let id = first.store().put(record(b"short".to_vec(), "p", 2000)).await.unwrap();
     assert!(second.store().get(id).await.unwrap().is_some());
-    tokio::time::sleep(Duration::from_millis(1100)).await;
+    tokio::time::sleep(Duration::from_millis(2100)).await;
     assert_eq!(first.store().get(id).await.unwrap(), None);
     assert_eq!(second.store().get(id).await.unwrap(), None);
 

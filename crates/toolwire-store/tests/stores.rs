@@ -79,7 +79,7 @@ async fn the_background_sweep_removes_expired_records_in_batches() {
         ids.push(store.put(record(vec![n], "p", 300)).await.unwrap());
     }
     let keeper = store.put(record(b"keep".to_vec(), "p", 60_000)).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(1200)).await;
+    tokio::time::sleep(Duration::from_millis(2000)).await;
     // The background task already removed all five (three batches of at most two): nothing is
     // left for an explicit sweep.
     assert_eq!(store.sweep().await.unwrap(), 0);

@@ -204,3 +204,44 @@ fn render_offloads_into_the_data_directory_and_another_process_reads_it() {
     );
     drop(holder);
 }
+
+#[test]
+fn keys_from_the_environment_are_used_and_no_key_file_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir_arg = dir.path().to_str().unwrap();
+    let keys = toolwire_store::KeySet::generate().unwrap().to_json();
+    let input = format!("{{\"success\":true,\"data\":\"{}\"}}", "x".repeat(10_000));
+    let run = |args: &[&str], stdin: &str, keys: Option<&str>| {
+        use std::io::Write;
+        use std::process::Stdio;
+        let mut command = Command::new(env!("CARGO_BIN_EXE_toolwire"));
+        command.args(args).env_remove("TOOLWIRE_SIGNING_KEYS");
+        if let Some(keys) = keys {
+            command.env("TOOLWIRE_SIGNING_KEYS", keys);
+        }
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let render = ["render", "--target", "mcp-2026-07-28", "--limit", "4096", "--data-dir", dir_arg];
+    let out = run(&render, &input, Some(&keys));
+    assert_eq!((out.status.code(), text(&out.stderr)), (Some(0), ""));
+    assert!(!dir.path().join("signing-keys.json").exists());
+    let link = link_in(text(&out.stdout));
+    let out = run(&["read", &link, "--data-dir", dir_arg], "", Some(&keys));
+    assert_eq!(text(&out.stdout), format!("\"{}\"\n", "x".repeat(10_000)));
+    // Without the keys the link cannot be checked: not found.
+    let out = run(&["read", &link, "--data-dir", dir_arg], "", None);
+    assert_eq!((out.status.code(), text(&out.stderr)), (Some(1), "toolwire: not found\n"));
+    // Keys that are not a key list are a configuration error.
+    let out = run(&["read", &link, "--data-dir", dir_arg], "", Some("{}"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).starts_with("toolwire: TOOLWIRE_SIGNING_KEYS: not a signing key list")
+    );
+}

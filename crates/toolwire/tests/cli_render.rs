@@ -199,3 +199,56 @@ fn passthrough_text_stays_raw() {
     let out = run(&["--target", "legacy", "--now", NOW], "just words\n", &[]);
     assert_eq!(stdout(&out), "just words\n");
 }
+
+#[test]
+fn toolwire_validate_accepts_what_render_prints() {
+    let inputs = [
+        "{\"success\":true,\"data\":[1,2],\"_meta\":{\"summary\":\"two\",\"dryRun\":true,\"com.acme/trace\":\"t\"}}",
+        "{\"success\":false,\"error\":\"Missing privilege: catalog:write\"}",
+        "{\"format\":\"toolwire.result.v1\",\"data\":{\"id\":7},\"parts\":[{\"type\":\"binary\",\"mimeType\":\"audio/wav\",\"data\":\"UklGRg==\",\"name\":\"a.wav\"},{\"type\":\"resource_link\",\"uri\":\"https://x.test/r\",\"name\":\"r\"}]}",
+        "plain words",
+    ];
+    let targets = [
+        "legacy",
+        "mcp-2024-11-05",
+        "mcp-2025-03-26",
+        "mcp-2025-06-18",
+        "mcp-2025-11-25",
+        "mcp-2026-07-28",
+        "a2a-0.3",
+        "a2a-1.0",
+    ];
+    for input in inputs {
+        for target in targets {
+            for phase in ["compat", "spec"] {
+                let rendered =
+                    run(&["--target", target, "--phase", phase, "--now", NOW], input, &[]);
+                assert_eq!(rendered.status.code(), Some(0), "{target}: {}", stderr(&rendered));
+                let mut child = match Command::new(env!("CARGO_BIN_EXE_toolwire"))
+                    .args(["validate", "--target", target])
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                {
+                    Ok(child) => child,
+                    Err(err) => panic!("spawn: {err}"),
+                };
+                if let Some(mut stdin) = child.stdin.take() {
+                    let _ = stdin.write_all(&rendered.stdout);
+                }
+                let checked = match child.wait_with_output() {
+                    Ok(out) => out,
+                    Err(err) => panic!("wait: {err}"),
+                };
+                assert_eq!(
+                    checked.status.code(),
+                    Some(0),
+                    "{target} {phase} {input}: {}{}",
+                    stdout(&checked),
+                    stderr(&checked)
+                );
+            }
+        }
+    }
+}

@@ -200,3 +200,19 @@ fn a_bad_config_names_the_file_and_key_and_exits_2() {
     );
     assert!(output.stdout.is_empty());
 }
+
+#[test]
+fn the_spec_phase_comes_from_the_environment() {
+    let server = Server::start(None, &[("TOOLWIRE_PHASE", "spec")]);
+    let mut client = HttpClient::connect(&server.url, "2025-11-25", None);
+    let response = client.call("catalog_get", json!({"id": 3}));
+    let result = gateway::checked_result("2025-11-25", &response, None);
+    let texts = gateway::texts(result);
+    let data: serde_json::Value = serde_json::from_str(&texts[0]).unwrap();
+    assert_eq!(data["id"], 3, "the data itself, not an envelope: {}", texts[0]);
+    assert!(data.get("success").is_none());
+    let response = client.call("catalog_get", json!({"id": 999_999}));
+    let texts = gateway::texts(&response["result"]);
+    assert_eq!(texts[0], "No product 999999");
+    assert_eq!(texts[1], r#"{"error":{"code":"not_found","details":{"id":999999}}}"#);
+}

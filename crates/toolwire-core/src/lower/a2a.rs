@@ -10,7 +10,7 @@
 //! its M goes into `Task.metadata` (0.3 and 1.0 artifacts must hold at least one part). A
 //! passthrough result is one text part. Metadata keys are the MCP `_meta` keys
 //! (`<p>/generatedAt`, …); part metadata uses `<p>/title`, `<p>/description`, `<p>/size`,
-//! `<p>/expiresAt`, `<p>/uri` and `<p>/mimeType`. Codes are written verbatim (a free string).
+//! `<p>/expiresAt`, `<p>/uri` and (0.3 text parts) `<p>/mimeType`. Codes are written verbatim (a free string).
 
 use super::{Obj, stored_link_name, write_base64, write_map, write_prefixed_meta, write_str};
 use crate::layout::Layout;
@@ -310,7 +310,10 @@ fn write_part(out: &mut String, d: Dialect, part: &Part, prefix: &str) {
             meta.str("uri", &resource.uri);
             match &resource.contents {
                 ResourceContents::Text(text) => {
-                    if let Some(mime) = &resource.mime_type {
+                    // 0.3 text parts have no MIME type slot; 1.0 has `mediaType`.
+                    if d.kinds
+                        && let Some(mime) = &resource.mime_type
+                    {
                         meta.str("mimeType", mime);
                     }
                     let mut obj = Obj::open(out);

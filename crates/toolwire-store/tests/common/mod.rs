@@ -167,10 +167,10 @@ pub async fn behaviour_suite(store: &dyn ResultStore) {
     assert_eq!(err.to_string(), format!("record already expired at {}", stale.expires));
 
     // A short-lived record is there until it expires and never after, sweep or no sweep.
-    let short = record(b"short".to_vec(), "p", 1200);
+    let short = record(b"short".to_vec(), "p", 2000);
     let short_id = store.put(short.clone()).await.unwrap();
     assert_eq!(store.get(short_id).await.unwrap(), Some(short));
-    tokio::time::sleep(Duration::from_millis(1300)).await;
+    tokio::time::sleep(Duration::from_millis(2100)).await;
     assert_eq!(
         store.get(short_id).await.unwrap(),
         None,

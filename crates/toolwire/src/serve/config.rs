@@ -85,7 +85,7 @@ pub struct StoreConfig {
     pub link_ttl: Option<u64>,
     /// The environment variable holding the signing keys (required with Redis).
     pub signing_keys_env: Option<String>,
-    /// `error` (default) or `inline` when the store fails.
+    /// `fail` (default) or `inline` when the store fails.
     pub offload_fallback: Option<String>,
 }
 
@@ -423,19 +423,13 @@ fn resolve(
         Some(seconds) => seconds,
         None => 3600,
     });
-    if matches!(store, StoreKind::Redis(_)) && store_cfg.signing_keys_env.is_none() {
-        return Err(error(
-            "store.signing_keys_env",
-            "the Redis store needs signing keys shared by every node; name the variable holding them".into(),
-        ));
-    }
     let offload_fallback_inline = match store_cfg.offload_fallback.as_deref() {
-        None | Some("error") => false,
+        None | Some("fail") => false,
         Some("inline") => true,
         Some(other) => {
             return Err(error(
                 "store.offload_fallback",
-                format!("`{other}` is not a fallback; expected error or inline"),
+                format!("`{other}` is not a fallback; expected fail or inline"),
             ));
         }
     };

@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 use toolwire_core::{MapperConfig, OutputMapper, Target};
 use toolwire_mcp::conformance::Conformance;
 use toolwire_mcp::{Gateway, GatewayConfig, McpServer, Principal, Registry};
-use toolwire_store::{KeySet, StoreConfig, StoredResults};
+use toolwire_store::{KeySet, OpenError, StoreConfig, StoredResults};
 
 use crate::cmd::Failure;
 use config::{Overrides, Settings, StoreKind};
@@ -93,9 +93,10 @@ async fn open_store(settings: &Settings) -> Result<StoredResults, Failure> {
         }
         None => None,
     };
-    StoredResults::open(&config, keys)
-        .await
-        .map_err(|e| Failure::check(format!("cannot open the result store: {e}")))
+    StoredResults::open(&config, keys).await.map_err(|e| match e {
+        OpenError::Keys(keys) => Failure::input(format!("signing keys: {keys}")),
+        other => Failure::check(format!("cannot open the result store: {other}")),
+    })
 }
 
 fn mapper(settings: &Settings) -> Result<OutputMapper, Failure> {

@@ -49,6 +49,7 @@ impl Server {
             command.arg("--config").arg(path);
         }
         command.env_remove("TOOLWIRE_PHASE").env("TOOLWIRE_LOG", "info,rmcp=warn");
+        command.env_remove("TOOLWIRE_SIGNING_KEYS");
         for (k, v) in envs {
             command.env(k, v);
         }

@@ -122,6 +122,13 @@ pub fn demo_calls(rpc: &mut dyn Rpc, published: &HashMap<String, Value>) {
     let preview = envelope(result);
     assert_eq!(preview["data"]["newPrice"], 9.5);
     assert_eq!(preview["_meta"]["dryRun"], true);
+    let old_price = preview["data"]["oldPrice"].clone();
+    let response = rpc.call_tool("catalog_get", json!({"id": 1}));
+    assert_eq!(
+        envelope(&response["result"])["data"]["price"],
+        old_price,
+        "a dry run changes nothing"
+    );
 
     let response = rpc.call_tool("catalog_export", json!({}));
     let result = checked_result(revision, &response, schema("catalog_export"));

@@ -216,3 +216,50 @@ fn the_spec_phase_comes_from_the_environment() {
     assert_eq!(texts[0], "No product 999999");
     assert_eq!(texts[1], r#"{"error":{"code":"not_found","details":{"id":999999}}}"#);
 }
+
+#[test]
+fn stored_results_and_their_keys_survive_a_restart() {
+    let server = Server::start(None, &[]);
+    let mut client = HttpClient::connect(&server.url, "2025-06-18", None);
+    let response = client.call("catalog_export", json!({}));
+    let link = gateway::stored_link(&response["result"]);
+    let dir = server.stop();
+    assert!(dir.path().join("data/results.redb").exists());
+    assert!(dir.path().join("data/signing-keys.json").exists());
+
+    let server = Server::start_in(dir, None, &[]);
+    let mut client = HttpClient::connect(&server.url, "2025-06-18", None);
+    let read = client.request("resources/read", json!({"uri": link}));
+    let text = read["result"]["contents"][0]["text"].as_str().unwrap_or_else(|| panic!("{read}"));
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(text).unwrap().as_array().unwrap().len(),
+        2000
+    );
+}
+
+#[test]
+fn origins_are_checked_once_configured() {
+    let server = Server::start(
+        Some("allowed_origins = [\"http://console.example:3000\"]\n[auth]\nanonymous = true\n"),
+        &[],
+    );
+    let post = |origin: &str| {
+        reqwest::blocking::Client::new()
+            .post(&server.url)
+            .header("Origin", origin)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .body(
+                json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                    "protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"}}})
+                .to_string(),
+            )
+            .send()
+            .unwrap()
+            .status()
+            .as_u16()
+    };
+    assert_eq!(post("http://evil.example"), 403);
+    assert_eq!(post("http://console.example:3000"), 200);
+}

@@ -406,27 +406,27 @@ fn chart(catalog: &Catalog, input: ChartInput) -> ToolResult {
     )))
 }
 
-/// Draws the bars on a white 320×200 canvas.
+/// Draws the bars on a white 320×200 canvas (palette: white, blue bars, black axis).
 fn draw(bars: &[(String, u64)]) -> Vec<u8> {
     const W: usize = 320;
     const H: usize = 200;
-    let mut rgb = vec![255u8; W * H * 3];
+    const BAR: u8 = 1;
+    const AXIS: u8 = 2;
+    let mut pixels = vec![0u8; W * H];
     let max = bars.iter().map(|(_, n)| *n).max().unwrap_or(0).max(1);
     let slot = W / bars.len().max(1);
     for (i, (_, n)) in bars.iter().enumerate() {
         let height = (*n as usize * (H - 20)) / max as usize;
         for x in i * slot + slot / 6..(i + 1) * slot - slot / 6 {
             for y in H - 10 - height..H - 10 {
-                let at = (y * W + x) * 3;
-                rgb[at..at + 3].copy_from_slice(&[66, 133, 244]);
+                pixels[y * W + x] = BAR;
             }
         }
     }
     for x in 0..W {
-        let at = ((H - 10) * W + x) * 3;
-        rgb[at..at + 3].copy_from_slice(&[0, 0, 0]);
+        pixels[(H - 10) * W + x] = AXIS;
     }
-    png::encode_rgb(W as u32, H as u32, &rgb)
+    png::encode_indexed(W as u32, H as u32, &[[255, 255, 255], [66, 133, 244], [0, 0, 0]], &pixels)
 }
 
 #[cfg(test)]

@@ -1,20 +1,31 @@
-//! A minimal PNG encoder for the demo chart: 8-bit RGB, no filtering, zlib stored blocks. A bar
-//! chart is tiny, so compression buys nothing worth a dependency.
+//! A minimal PNG encoder for the demo chart: a palette of up to four colours at two bits per
+//! pixel, no filtering, zlib stored blocks. A bar chart needs a handful of colours, and two bits
+//! per pixel keep it small without a compressor or a dependency.
 
-/// Encodes `rgb` (`width * height * 3` bytes, rows top to bottom) as a PNG file.
-pub fn encode_rgb(width: u32, height: u32, rgb: &[u8]) -> Vec<u8> {
-    let row = width as usize * 3;
+/// Encodes `pixels` (`width * height` palette indices 0–3, rows top to bottom) with `palette`
+/// (1–4 RGB colours) as a PNG file.
+pub fn encode_indexed(width: u32, height: u32, palette: &[[u8; 3]], pixels: &[u8]) -> Vec<u8> {
+    let width_px = width as usize;
+    let row = width_px.div_ceil(4);
     let mut raw = Vec::with_capacity((row + 1) * height as usize);
-    for line in rgb.chunks(row).take(height as usize) {
+    for line in pixels.chunks(width_px).take(height as usize) {
         raw.push(0); // filter type 0: the row as it is
-        raw.extend_from_slice(line);
+        for four in line.chunks(4) {
+            let mut byte = 0u8;
+            for (i, index) in four.iter().enumerate() {
+                byte |= (index & 3) << (6 - 2 * i);
+            }
+            raw.push(byte);
+        }
     }
     let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
     let mut header = Vec::with_capacity(13);
     header.extend_from_slice(&width.to_be_bytes());
     header.extend_from_slice(&height.to_be_bytes());
-    header.extend_from_slice(&[8, 2, 0, 0, 0]); // 8-bit depth, truecolour, no interlace
+    header.extend_from_slice(&[2, 3, 0, 0, 0]); // 2-bit depth, palette, no interlace
     chunk(&mut png, b"IHDR", &header);
+    let colours: Vec<u8> = palette.iter().take(4).flatten().copied().collect();
+    chunk(&mut png, b"PLTE", &colours);
     chunk(&mut png, b"IDAT", &zlib_stored(&raw));
     chunk(&mut png, b"IEND", &[]);
     png
@@ -79,13 +90,18 @@ mod tests {
     }
 
     #[test]
-    fn a_one_pixel_image_is_a_wellformed_png() {
-        let png = encode_rgb(1, 1, &[255, 0, 0]);
+    fn a_small_image_is_a_wellformed_png() {
+        // Five pixels in one row: indices 1, 0, 2, 3, 1 → bytes 0b01_00_10_11, 0b01_00_00_00.
+        let png = encode_indexed(5, 1, &[[255, 255, 255], [255, 0, 0]], &[1, 0, 2, 3, 1]);
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
         assert_eq!(&png[12..16], b"IHDR");
+        assert_eq!(&png[16..29], &[0, 0, 0, 5, 0, 0, 0, 1, 2, 3, 0, 0, 0]);
+        // PLTE: length 6, two colours.
+        assert_eq!(&png[33..41], &[0, 0, 0, 6, b'P', b'L', b'T', b'E']);
+        assert_eq!(&png[41..47], &[255, 255, 255, 255, 0, 0]);
+        // IDAT after PLTE's CRC: zlib header, one final stored block of 3 bytes, adler32.
+        let idat = &png[51 + 8..51 + 8 + 2 + 5 + 3 + 4];
+        assert_eq!(idat, &[0x78, 0x01, 1, 3, 0, 0xfc, 0xff, 0, 0x4b, 0x40, 0x00, 0xd9, 0x00, 0x8c]);
         assert_eq!(&png[png.len() - 8..png.len() - 4], b"IEND");
-        // IDAT: zlib header, one final stored block of 4 bytes (filter + RGB), adler32.
-        let idat = &png[33 + 8..33 + 8 + 2 + 5 + 4 + 4];
-        assert_eq!(idat, &[0x78, 0x01, 1, 4, 0, 0xfb, 0xff, 0, 255, 0, 0, 0x03, 0x01, 0x01, 0x00]);
     }
 }

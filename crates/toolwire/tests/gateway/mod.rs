@@ -38,7 +38,11 @@ impl Server {
     /// Starts `toolwire serve --listen 127.0.0.1:0 --data-dir <tmp>` plus `args`; `config`, when
     /// given, is written to `<tmp>/toolwire.toml` and passed with `--config`.
     pub fn start(config: Option<&str>, envs: &[(&str, &str)]) -> Server {
-        let dir = tempfile::tempdir().expect("tempdir");
+        Self::start_in(tempfile::tempdir().expect("tempdir"), config, envs)
+    }
+
+    /// Like [`Server::start`] in a given directory (its `data` subdirectory is the data dir).
+    pub fn start_in(dir: tempfile::TempDir, config: Option<&str>, envs: &[(&str, &str)]) -> Server {
         let mut command = Command::new(env!("CARGO_BIN_EXE_toolwire"));
         command
             .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
@@ -88,6 +92,14 @@ impl Server {
 
     pub fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    /// Stops the server with SIGTERM and hands back its directory.
+    pub fn stop(mut self) -> tempfile::TempDir {
+        let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+        assert_eq!(self.wait_exit(Duration::from_secs(10)), Some(0), "{}", self.stderr());
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::mem::replace(&mut self.dir, dir)
     }
 
     /// The exit code once the process ends within `limit`.

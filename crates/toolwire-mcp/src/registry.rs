@@ -79,6 +79,7 @@ pub struct CallContext {
     pub(crate) principal: Principal,
     pub(crate) revision: McpRevision,
     pub(crate) request_id: String,
+    pub(crate) request: Option<rmcp::service::RequestContext<rmcp::service::RoleServer>>,
 }
 
 impl CallContext {
@@ -89,7 +90,28 @@ impl CallContext {
         revision: McpRevision,
         request_id: impl Into<String>,
     ) -> Self {
-        Self { tool: tool.into(), principal, revision, request_id: request_id.into() }
+        Self {
+            tool: tool.into(),
+            principal,
+            revision,
+            request_id: request_id.into(),
+            request: None,
+        }
+    }
+
+    /// The same context, answering this rmcp request.
+    pub fn with_request(
+        mut self,
+        request: rmcp::service::RequestContext<rmcp::service::RoleServer>,
+    ) -> Self {
+        self.request = Some(request);
+        self
+    }
+
+    /// The rmcp request this call answers (absent outside a server): its peer sends progress and
+    /// log notifications and asks the client for sampling or elicitation.
+    pub fn request(&self) -> Option<&rmcp::service::RequestContext<rmcp::service::RoleServer>> {
+        self.request.as_ref()
     }
 
     /// The tool's name.

@@ -16,6 +16,12 @@ use rmcp::model::{
     PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
     ResultType, ServerCapabilities, ServerConfig,
 };
+#[allow(deprecated)]
+// logging (SetLevelRequestParams) is deprecated by SEP-2577; the suite tests it
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
+    ListPromptsResult, SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
+};
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
 use toolwire_core::{
@@ -27,6 +33,7 @@ use toolwire_store::{
     StoredResults,
 };
 
+use crate::conformance::Conformance;
 use crate::registry::{CallContext, Principal, RegisteredTool, Registry};
 
 /// The template of stored-result links (`resources/templates/list`).
@@ -51,6 +58,8 @@ pub struct GatewayConfig {
     pub default_principal: Principal,
     /// Where results over the limit are stored, and the signer of their links.
     pub stored: StoredResults,
+    /// The conformance fixtures' resources, prompts and completions (`serve --conformance`).
+    pub conformance: Option<Conformance>,
 }
 
 impl GatewayConfig {
@@ -64,6 +73,7 @@ impl GatewayConfig {
             offload_fallback_inline: false,
             default_principal: Principal::anonymous(),
             stored,
+            conformance: None,
         }
     }
 
@@ -116,8 +126,12 @@ pub struct Gateway {
 impl Gateway {
     /// A gateway serving `registry`.
     pub fn new(registry: Registry, config: GatewayConfig) -> Arc<Self> {
+        let capabilities = match &config.conformance {
+            Some(_) => crate::conformance::capabilities(),
+            None => json!({"tools": {}, "resources": {}}),
+        };
         let capabilities: ServerCapabilities =
-            serde_json::from_value(json!({"tools": {}, "resources": {}})).unwrap_or_default();
+            serde_json::from_value(capabilities).unwrap_or_default();
         let info = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(&config.server_name, env!("CARGO_PKG_VERSION")));
         Arc::new(Self { registry, config, info, legacy: LegacyCounter::default() })
@@ -328,10 +342,16 @@ impl rmcp::ServerHandler for McpServer {
             tracing::info!(tool = %name, revision = revision.as_str(), outcome = "unknown_tool", "tools/call");
             return Err(ErrorData::invalid_params(format!("Unknown tool: {name}"), None));
         };
+        if let Some(refusal) =
+            self.gateway.config.conformance.as_ref().and_then(|f| f.refuse(&name, &ctx))
+        {
+            return Err(refusal);
+        }
         let principal = principal_of(&ctx, &self.gateway);
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let query = Query::new(&name, arguments.clone());
-        let context = CallContext::new(&name, principal.clone(), revision, ctx.id.to_string());
+        let context = CallContext::new(&name, principal.clone(), revision, ctx.id.to_string())
+            .with_request(ctx.clone());
         let result = match self.run_tool(&tool, arguments, context).await {
             Ok(result) => result,
             Err(error) => {
@@ -400,7 +420,10 @@ impl rmcp::ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(ListResourcesResult::with_all_items(Vec::new()))
+        let fixtures = self.gateway.config.conformance.as_ref();
+        Ok(ListResourcesResult::with_all_items(
+            fixtures.map(Conformance::resources).unwrap_or_default(),
+        ))
     }
 
     async fn list_resource_templates(
@@ -415,6 +438,9 @@ impl rmcp::ServerHandler for McpServer {
         if revision < McpRevision::V2026_07_28 {
             result.result_type = None;
         }
+        if let Some(fixtures) = &self.gateway.config.conformance {
+            result.resource_templates.extend(fixtures.templates());
+        }
         Ok(result)
     }
 
@@ -426,6 +452,9 @@ impl rmcp::ServerHandler for McpServer {
         let revision = revision_of(&ctx)?;
         let principal = principal_of(&ctx, &self.gateway);
         let uri = request.uri;
+        if let Some(fixture) = self.gateway.config.conformance.as_ref().and_then(|f| f.read(&uri)) {
+            return Ok(ReadResourceResponse::Complete(fixture));
+        }
         let read = toolwire_store::read_resource(
             &self.gateway.config.stored,
             &uri,
@@ -457,5 +486,77 @@ impl rmcp::ServerHandler for McpServer {
             result.result_type = Some(ResultType::COMPLETE);
         }
         Ok(ReadResourceResponse::Complete(result))
+    }
+
+    // Prompts, completion, logging and subscriptions exist only with the conformance fixtures;
+    // without them each is method-not-found, as rmcp's defaults answer.
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let fixtures = self.fixtures::<rmcp::model::ListPromptsRequestMethod>()?;
+        Ok(ListPromptsResult::with_all_items(fixtures.prompts()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let fixtures = self.fixtures::<rmcp::model::GetPromptRequestMethod>()?;
+        fixtures.prompt(&request).map(GetPromptResponse::Complete)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.fixtures::<rmcp::model::CompleteRequestMethod>()?.complete(&request)
+    }
+
+    #[allow(deprecated)] // logging is deprecated by SEP-2577; the suite still tests it
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.fixtures::<rmcp::model::SetLevelRequestMethod>()?.set_level(request.level);
+        Ok(())
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.fixtures::<rmcp::model::SubscribeRequestMethod>()?.subscribe(request.uri);
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        let fixtures = self.gateway.config.conformance.as_ref()?;
+        Some(fixtures.subscription_filter(requested))
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.fixtures::<rmcp::model::UnsubscribeRequestMethod>()?.unsubscribe(&request.uri);
+        Ok(())
+    }
+}
+
+impl McpServer {
+    /// The conformance fixtures, or method-not-found for `M` when they are off.
+    fn fixtures<M: rmcp::model::ConstString>(&self) -> Result<&Conformance, ErrorData> {
+        self.gateway.config.conformance.as_ref().ok_or_else(ErrorData::method_not_found::<M>)
     }
 }

@@ -17,6 +17,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 use toolwire_core::{MapperConfig, OutputMapper, Target};
+use toolwire_mcp::conformance::Conformance;
 use toolwire_mcp::{Gateway, GatewayConfig, McpServer, Principal, Registry};
 use toolwire_store::{KeySet, OpenError, StoreConfig, StoredResults};
 
@@ -41,10 +42,14 @@ pub struct ServeArgs {
     /// compat (envelope first) or spec; else TOOLWIRE_PHASE, else the file, else compat.
     #[arg(long, value_name = "PHASE")]
     phase: Option<String>,
+    /// Also serve the fixtures the official MCP conformance suite calls (for testing toolwire).
+    #[arg(long)]
+    conformance: bool,
 }
 
 /// Runs the gateway until Ctrl-C or SIGTERM.
 pub fn run(args: ServeArgs) -> Result<(), Failure> {
+    let fixtures = args.conformance.then(Conformance::new);
     let overrides = Overrides {
         config: args.config,
         listen: args.listen,
@@ -59,7 +64,7 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
         .enable_all()
         .build()
         .map_err(|e| Failure::check(format!("cannot start the runtime: {e}")))?;
-    runtime.block_on(serve(settings))
+    runtime.block_on(serve(settings, fixtures))
 }
 
 /// Logs go to standard error only: over stdio, standard output carries nothing but JSON-RPC.
@@ -118,8 +123,13 @@ fn registry(settings: &Settings) -> Result<Registry, Failure> {
     Ok(registry)
 }
 
-async fn serve(settings: Settings) -> Result<(), Failure> {
-    let registry = registry(&settings)?;
+async fn serve(settings: Settings, fixtures: Option<Conformance>) -> Result<(), Failure> {
+    let mut registry = registry(&settings)?;
+    if let Some(fixtures) = &fixtures {
+        fixtures
+            .register_tools(&mut registry)
+            .map_err(|e| Failure::check(format!("conformance fixtures: {e}")))?;
+    }
     let stored = open_store(&settings).await?;
     let mut config = GatewayConfig::new(stored);
     config.phase = settings.phase;
@@ -129,6 +139,7 @@ async fn serve(settings: Settings) -> Result<(), Failure> {
     config.offload_fallback_inline = settings.offload_fallback_inline;
     config.default_principal =
         if settings.stdio { Principal::local() } else { Principal::anonymous() };
+    config.conformance = fixtures;
     let tools = registry.len();
     let gateway = Gateway::new(registry, config);
     let server = McpServer::new(gateway.clone());

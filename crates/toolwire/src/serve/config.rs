@@ -634,7 +634,7 @@ mod tests {
 
     #[test]
     fn the_documented_example_is_valid() {
-        let doc = include_str!("../../../../docs/gateway.md");
+        let doc = include_str!("../../../../README.md");
         let start = doc.find("```toml\n").map(|i| i + "```toml\n".len()).unwrap_or(0);
         let end = doc[start..].find("```").map(|i| start + i).unwrap_or(start);
         let text = &doc[start..end];

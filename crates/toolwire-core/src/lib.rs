@@ -7,6 +7,7 @@
 
 pub mod error;
 pub mod grammar;
+mod json;
 pub mod layout;
 pub mod legacy;
 pub mod link;

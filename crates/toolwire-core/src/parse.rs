@@ -68,21 +68,8 @@ pub fn parse_any(input: &[u8]) -> Result<ToolResult, ParseError> {
 /// of valid JSON depends on; invalid JSON is refused later by serde_json anyway.
 pub(crate) fn nesting_overflow(input: &[u8]) -> Option<usize> {
     let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    for (offset, &byte) in input.iter().enumerate() {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if byte == b'\\' {
-                escaped = true;
-            } else if byte == b'"' {
-                in_string = false;
-            }
-            continue;
-        }
+    for (offset, byte) in crate::json::outside_strings(input) {
         match byte {
-            b'"' => in_string = true,
             b'[' | b'{' => {
                 depth += 1;
                 if depth >= MAX_DEPTH {

@@ -11,12 +11,13 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use chrono::Datelike as _;
-use serde::Serialize;
 use serde_json::{Map, Value};
+
+use crate::json::{Obj, write_base64, write_map};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::link::StoredLink;
-use crate::meta::{Extensions, Metadata, Pagination, Query};
+use crate::meta::{Metadata, Pagination, Query};
 use crate::part::{
     BinaryPart, EmbeddedResourcePart, Part, ResourceContents, ResourceLinkPart, TextPart,
 };
@@ -111,12 +112,36 @@ pub enum V1Error {
 
 /// The v1 form of `result` as compact JSON.
 pub fn to_string(result: &ToolResult) -> String {
-    match serde_json::to_string(&Document::of(result)) {
-        Ok(text) => text,
-        // Writing JSON values and strings into memory cannot fail: every map key is a string
-        // and no serializer here reports an error of its own.
-        Err(err) => unreachable!("serializing a v1 document failed: {err}"),
+    let mut out = String::new();
+    let mut doc = Obj::open(&mut out);
+    doc.str("format", FORMAT);
+    if let Some(data) = result.data() {
+        doc.value("data", data);
     }
+    if let Some(summary) = result.summary() {
+        doc.str("summary", summary);
+    }
+    if let Some(error) = result.error() {
+        let mut obj = Obj::open(doc.key("error"));
+        obj.str("code", error.code.as_str());
+        obj.str("message", &error.message);
+        if let Some(details) = &error.details {
+            write_map(obj.key("details"), details);
+        }
+        obj.close();
+    }
+    if !result.parts().is_empty() {
+        write_list(doc.key("parts"), result.parts(), |out, part| write_v1_part(out, part, true));
+    }
+    if !result.stored_links().is_empty() {
+        write_list(doc.key("storedLinks"), result.stored_links(), write_v1_stored_link);
+    }
+    let meta = result.meta();
+    if !meta.is_empty() {
+        write_meta(doc.key("meta"), meta);
+    }
+    doc.close();
+    out
 }
 
 /// The v1 form of `result` as compact JSON bytes (UTF-8).
@@ -124,193 +149,148 @@ pub fn to_vec(result: &ToolResult) -> Vec<u8> {
     to_string(result).into_bytes()
 }
 
-/// The v1 JSON of one part. With `include_payload` false the base64 `data` of a binary part
-/// and the `blob` of an embedded resource are left out (the compat envelope's `_meta.parts`,
-/// whose payloads travel as blocks of their own).
-pub fn part_value(part: &Part, include_payload: bool) -> Value {
-    let mut out = Map::new();
+fn write_list<T>(out: &mut String, items: &[T], mut write: impl FnMut(&mut String, &T)) {
+    out.push('[');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write(out, item);
+    }
+    out.push(']');
+}
+
+fn write_meta(out: &mut String, meta: &Metadata) {
+    let mut obj = Obj::open(out);
+    if let Some(pagination) = &meta.pagination {
+        write_pagination(obj.key("pagination"), pagination);
+    }
+    if let Some(dry_run) = meta.dry_run {
+        obj.bool("dryRun", dry_run);
+    }
+    if let Some(size) = meta.response_size {
+        obj.uint("responseSize", size);
+    }
+    if let Some(query) = &meta.query {
+        write_query(obj.key("query"), query);
+    }
+    if let Some(at) = &meta.generated_at {
+        obj.str("generatedAt", &at.to_string());
+    }
+    if let Some(at) = &meta.expires_at {
+        obj.str("expiresAt", &at.to_string());
+    }
+    if !meta.extensions.is_empty() {
+        let mut extensions = Obj::open(obj.key("extensions"));
+        for (namespace, keys) in meta.extensions.namespaces() {
+            write_map(extensions.key(namespace), keys);
+        }
+        extensions.close();
+    }
+    obj.close();
+}
+
+/// The members of a resource link after `type`, in the order MCP's `resource_link` block and the
+/// v1 part share: `uri`, `name`, `title`, `description`, `mimeType`, `size`.
+pub(crate) fn write_resource_link_members(obj: &mut Obj<'_>, link: &ResourceLinkPart) {
+    obj.str("type", "resource_link");
+    obj.str("uri", &link.uri);
+    obj.str("name", &link.name);
+    if let Some(title) = &link.title {
+        obj.str("title", title);
+    }
+    if let Some(description) = &link.description {
+        obj.str("description", description);
+    }
+    if let Some(mime) = &link.mime_type {
+        obj.str("mimeType", mime);
+    }
+    if let Some(size) = link.size {
+        obj.uint("size", size);
+    }
+}
+
+/// Writes a part in the v1 part JSON (the legacy `_meta.parts` entries); without the payload
+/// (`data`/`blob`) when `include_payload` is false, for the compat envelope whose parts travel
+/// as blocks.
+pub(crate) fn write_v1_part(out: &mut String, part: &Part, include_payload: bool) {
+    let mut obj = Obj::open(out);
     match part {
-        Part::Text(TextPart { text }) => {
-            out.insert("type".into(), "text".into());
-            out.insert("text".into(), text.as_str().into());
+        Part::Text(text) => {
+            obj.str("type", "text");
+            obj.str("text", &text.text);
         }
-        Part::Binary(BinaryPart { data, mime_type, name }) => {
-            out.insert("type".into(), "binary".into());
-            out.insert("mimeType".into(), mime_type.as_str().into());
+        Part::Binary(binary) => {
+            obj.str("type", "binary");
+            obj.str("mimeType", &binary.mime_type);
             if include_payload {
-                out.insert("data".into(), BASE64.encode(data).into());
+                write_base64(obj.key("data"), &binary.data);
             }
-            if let Some(name) = name {
-                out.insert("name".into(), name.as_str().into());
-            }
-        }
-        Part::ResourceLink(link) => {
-            out.insert("type".into(), "resource_link".into());
-            out.insert("uri".into(), link.uri.as_str().into());
-            out.insert("name".into(), link.name.as_str().into());
-            insert_opt_str(&mut out, "title", link.title.as_deref());
-            insert_opt_str(&mut out, "description", link.description.as_deref());
-            insert_opt_str(&mut out, "mimeType", link.mime_type.as_deref());
-            if let Some(size) = link.size {
-                out.insert("size".into(), size.into());
+            if let Some(name) = &binary.name {
+                obj.str("name", name);
             }
         }
+        Part::ResourceLink(link) => write_resource_link_members(&mut obj, link),
         Part::EmbeddedResource(resource) => {
-            out.insert("type".into(), "embedded_resource".into());
-            out.insert("uri".into(), resource.uri.as_str().into());
-            insert_opt_str(&mut out, "mimeType", resource.mime_type.as_deref());
+            obj.str("type", "embedded_resource");
+            obj.str("uri", &resource.uri);
+            if let Some(mime) = &resource.mime_type {
+                obj.str("mimeType", mime);
+            }
             match &resource.contents {
-                ResourceContents::Text(text) => {
-                    out.insert("text".into(), text.as_str().into());
-                }
+                ResourceContents::Text(text) => obj.str("text", text),
                 ResourceContents::Blob(blob) => {
                     if include_payload {
-                        out.insert("blob".into(), BASE64.encode(blob).into());
+                        write_base64(obj.key("blob"), blob);
                     }
                 }
             }
         }
     }
-    Value::Object(out)
+    obj.close();
 }
 
-/// The v1 JSON of a stored link: `uri`, `size`, `mimeType`, `expiresAt`, `description`.
-pub fn stored_link_value(link: &StoredLink) -> Value {
-    let mut out = Map::new();
-    out.insert("uri".into(), link.uri.as_str().into());
+/// Writes a stored link in the v1 form.
+pub(crate) fn write_v1_stored_link(out: &mut String, link: &StoredLink) {
+    let mut obj = Obj::open(out);
+    obj.str("uri", &link.uri);
     if let Some(size) = link.size {
-        out.insert("size".into(), size.into());
+        obj.uint("size", size);
     }
-    out.insert("mimeType".into(), link.mime_type.as_str().into());
+    obj.str("mimeType", &link.mime_type);
     if let Some(at) = &link.expires_at {
-        out.insert("expiresAt".into(), at.to_string().into());
+        obj.str("expiresAt", &at.to_string());
     }
-    insert_opt_str(&mut out, "description", link.description.as_deref());
-    Value::Object(out)
-}
-
-/// The v1 JSON of pagination: `total`, `page`, `limit`, `nextCursor`, each when set.
-pub fn pagination_value(pagination: &Pagination) -> Value {
-    let mut out = Map::new();
-    for (key, value) in
-        [("total", pagination.total), ("page", pagination.page), ("limit", pagination.limit)]
-    {
-        if let Some(value) = value {
-            out.insert(key.into(), value.into());
-        }
+    if let Some(description) = &link.description {
+        obj.str("description", description);
     }
-    insert_opt_str(&mut out, "nextCursor", pagination.next_cursor.as_deref());
-    Value::Object(out)
+    obj.close();
 }
 
-/// The v1 JSON of an echoed query: `{"tool", "arguments"}`.
-pub fn query_value(query: &Query) -> Value {
-    let mut out = Map::new();
-    out.insert("tool".into(), query.tool.as_str().into());
-    out.insert("arguments".into(), query.arguments.clone());
-    Value::Object(out)
-}
-
-fn insert_opt_str(out: &mut Map<String, Value>, key: &str, value: Option<&str>) {
-    if let Some(value) = value {
-        out.insert(key.into(), value.into());
+/// Writes pagination in the v1 form.
+pub(crate) fn write_pagination(out: &mut String, pagination: &Pagination) {
+    let mut obj = Obj::open(out);
+    if let Some(total) = pagination.total {
+        obj.uint("total", total);
     }
-}
-
-/// The whole document, borrowing the result so that the data is written once, directly.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Document<'a> {
-    format: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    data: Option<&'a Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    summary: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<ErrorOut<'a>>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    parts: Vec<Value>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    stored_links: Vec<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    meta: Option<MetaOut<'a>>,
-}
-
-#[derive(Serialize)]
-struct ErrorOut<'a> {
-    code: &'a str,
-    message: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    details: Option<&'a Map<String, Value>>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct MetaOut<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pagination: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    dry_run: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    response_size: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    query: Option<QueryOut<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    generated_at: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    expires_at: Option<String>,
-    #[serde(skip_serializing_if = "ExtensionsOut::is_empty")]
-    extensions: ExtensionsOut<'a>,
-}
-
-#[derive(Serialize)]
-struct QueryOut<'a> {
-    tool: &'a str,
-    arguments: &'a Value,
-}
-
-struct ExtensionsOut<'a>(&'a Extensions);
-
-impl ExtensionsOut<'_> {
-    fn is_empty(&self) -> bool {
-        self.0.is_empty()
+    if let Some(page) = pagination.page {
+        obj.uint("page", page);
     }
+    if let Some(limit) = pagination.limit {
+        obj.uint("limit", limit);
+    }
+    if let Some(cursor) = &pagination.next_cursor {
+        obj.str("nextCursor", cursor);
+    }
+    obj.close();
 }
 
-impl Serialize for ExtensionsOut<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_map(self.0.namespaces())
-    }
-}
-
-impl<'a> Document<'a> {
-    fn of(result: &'a ToolResult) -> Self {
-        let meta = result.meta();
-        Self {
-            format: FORMAT,
-            data: result.data(),
-            summary: result.summary(),
-            error: result.error().map(|error| ErrorOut {
-                code: error.code.as_str(),
-                message: &error.message,
-                details: error.details.as_ref(),
-            }),
-            parts: result.parts().iter().map(|part| part_value(part, true)).collect(),
-            stored_links: result.stored_links().iter().map(stored_link_value).collect(),
-            meta: (!meta.is_empty()).then(|| MetaOut {
-                pagination: meta.pagination.as_ref().map(pagination_value),
-                dry_run: meta.dry_run,
-                response_size: meta.response_size,
-                query: meta
-                    .query
-                    .as_ref()
-                    .map(|query| QueryOut { tool: &query.tool, arguments: &query.arguments }),
-                generated_at: meta.generated_at.as_ref().map(Timestamp::to_string),
-                expires_at: meta.expires_at.as_ref().map(Timestamp::to_string),
-                extensions: ExtensionsOut(&meta.extensions),
-            }),
-        }
-    }
+/// Writes an echoed query in the v1 form.
+pub(crate) fn write_query(out: &mut String, query: &Query) {
+    let mut obj = Obj::open(out);
+    obj.str("tool", &query.tool);
+    obj.value("arguments", &query.arguments);
+    obj.close();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -596,4 +576,35 @@ fn opt_timestamp(
 fn required_base64(map: &Map<String, Value>, key: &str, path: &str) -> Result<Vec<u8>, V1Error> {
     let text = required_string(map, key, path)?;
     BASE64.decode(text).map_err(|_| V1Error::Base64 { path: child(path, key) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part_json(part: &Part, include_payload: bool) -> String {
+        let mut out = String::new();
+        write_v1_part(&mut out, part, include_payload);
+        out
+    }
+
+    #[test]
+    fn parts_can_leave_out_their_payloads() {
+        let binary = Part::named_binary(vec![1u8, 2], "image/png", "a.png");
+        assert_eq!(
+            part_json(&binary, true),
+            r#"{"type":"binary","mimeType":"image/png","data":"AQI=","name":"a.png"}"#
+        );
+        assert_eq!(
+            part_json(&binary, false),
+            r#"{"type":"binary","mimeType":"image/png","name":"a.png"}"#
+        );
+        let blob = Part::embedded_blob("file:///b", None, vec![1u8]);
+        assert_eq!(part_json(&blob, false), r#"{"type":"embedded_resource","uri":"file:///b"}"#);
+        let text = Part::embedded_text("file:///t", None, "x");
+        assert_eq!(
+            part_json(&text, false),
+            r#"{"type":"embedded_resource","uri":"file:///t","text":"x"}"#
+        );
+    }
 }

@@ -117,45 +117,23 @@ fn keeps_empty_data_objects_and_lists() {
 }
 
 #[test]
-fn part_value_can_leave_out_payloads() {
-    let binary = Part::named_binary(vec![1u8, 2], "image/png", "a.png");
-    assert_eq!(
-        v1::part_value(&binary, true),
-        json!({"type": "binary", "mimeType": "image/png", "data": "AQI=", "name": "a.png"})
-    );
-    assert_eq!(
-        serde_json::to_string(&v1::part_value(&binary, false)).unwrap(),
-        r#"{"type":"binary","mimeType":"image/png","name":"a.png"}"#
-    );
-    let blob = Part::embedded_blob("file:///b", None, vec![1u8]);
-    assert_eq!(
-        serde_json::to_string(&v1::part_value(&blob, false)).unwrap(),
-        r#"{"type":"embedded_resource","uri":"file:///b"}"#
-    );
-    let text = Part::embedded_text("file:///t", None, "x");
-    assert_eq!(
-        serde_json::to_string(&v1::part_value(&text, false)).unwrap(),
-        r#"{"type":"embedded_resource","uri":"file:///t","text":"x"}"#
-    );
-}
-
-#[test]
-fn piece_values_keep_their_key_order() {
-    let link = StoredLink::new("toolwire://results/x").description("note");
-    assert_eq!(
-        serde_json::to_string(&v1::stored_link_value(&link)).unwrap(),
-        r#"{"uri":"toolwire://results/x","mimeType":"application/json","description":"note"}"#
-    );
+fn pieces_keep_their_key_order() {
     let mut pagination = Pagination::default();
     pagination.limit = Some(5);
     pagination.next_cursor = Some("n".into());
+    let result = ToolResult::builder()
+        .stored_link(StoredLink::new("toolwire://results/x").description("note"))
+        .pagination(pagination)
+        .query(Query::new("t", json!({"b": 1, "a": 2})))
+        .build()
+        .unwrap();
     assert_eq!(
-        serde_json::to_string(&v1::pagination_value(&pagination)).unwrap(),
-        r#"{"limit":5,"nextCursor":"n"}"#
-    );
-    assert_eq!(
-        serde_json::to_string(&v1::query_value(&Query::new("t", json!({"b": 1, "a": 2})))).unwrap(),
-        r#"{"tool":"t","arguments":{"b":1,"a":2}}"#
+        v1::to_string(&result),
+        concat!(
+            r#"{"format":"toolwire.result.v1","#,
+            r#""storedLinks":[{"uri":"toolwire://results/x","mimeType":"application/json","description":"note"}],"#,
+            r#""meta":{"pagination":{"limit":5,"nextCursor":"n"},"query":{"tool":"t","arguments":{"b":1,"a":2}}}}"#
+        )
     );
 }
 

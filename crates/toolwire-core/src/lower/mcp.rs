@@ -282,21 +282,7 @@ fn write_binary(out: &mut String, index: usize, binary: &BinaryPart, caps: McpCa
 
 fn write_resource_link(out: &mut String, link: &ResourceLinkPart) {
     let mut obj = Obj::open(out);
-    obj.str("type", "resource_link");
-    obj.str("uri", &link.uri);
-    obj.str("name", &link.name);
-    if let Some(title) = &link.title {
-        obj.str("title", title);
-    }
-    if let Some(description) = &link.description {
-        obj.str("description", description);
-    }
-    if let Some(mime) = &link.mime_type {
-        obj.str("mimeType", mime);
-    }
-    if let Some(size) = link.size {
-        obj.uint("size", size);
-    }
+    crate::v1::write_resource_link_members(&mut obj, link);
     obj.close();
 }
 

@@ -33,7 +33,7 @@ pub(crate) fn data_schema(doc: &Value) -> Result<Option<Value>, SchemaError> {
     };
     match &schema {
         Value::Bool(_) | Value::Object(_) => {}
-        other => return Err(SchemaError::NotASchema { found: json_type(other) }),
+        other => return Err(SchemaError::NotASchema { found: crate::json::kind_of(other) }),
     }
     draft_of(&schema)?;
     if accepts_everything(&schema) {
@@ -260,16 +260,5 @@ fn walk_resources<'a>(
             }
         }
         _ => {}
-    }
-}
-
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }

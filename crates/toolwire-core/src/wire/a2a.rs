@@ -6,8 +6,8 @@
 
 use serde_json::{Map, Value};
 
-use super::contract::kind_of;
 use super::{WireViolation, index, pointer};
+use crate::json::kind_of;
 use crate::target::A2aVersion;
 
 const TASK_KEYS_0_3: &[&str] =

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::{WireViolation, index, pointer};
 use crate::grammar;
+use crate::json::kind_of;
 use crate::target::McpRevision;
 
 use McpRevision::V2026_07_28 as R4;
@@ -298,17 +299,5 @@ pub(crate) fn output_schema_violations(
             "missing: the tool publishes an outputSchema, so a success must carry `structuredContent`",
         )),
         None => {}
-    }
-}
-
-/// A short name of a JSON value's kind for messages.
-pub(crate) fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }

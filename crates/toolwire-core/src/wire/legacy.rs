@@ -7,9 +7,9 @@
 
 use serde_json::{Map, Value};
 
-use super::contract::kind_of;
 use super::{WireViolation, pointer};
 use crate::grammar;
+use crate::json::kind_of;
 use crate::timestamp::Timestamp;
 
 const SUCCESS_ORDER: &[&str] = &["success", "data", "_meta"];
@@ -145,22 +145,7 @@ fn meta_violations(meta: &Value, out: &mut Vec<WireViolation>) {
 
 /// The byte offset of the first JSON whitespace outside a string, if any.
 fn whitespace_outside_strings(text: &str) -> Option<usize> {
-    let mut in_string = false;
-    let mut escaped = false;
-    for (offset, byte) in text.bytes().enumerate() {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if byte == b'\\' {
-                escaped = true;
-            } else if byte == b'"' {
-                in_string = false;
-            }
-        } else if byte == b'"' {
-            in_string = true;
-        } else if matches!(byte, b' ' | b'\t' | b'\n' | b'\r') {
-            return Some(offset);
-        }
-    }
-    None
+    crate::json::outside_strings(text.as_bytes())
+        .find(|(_, byte)| matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
+        .map(|(offset, _)| offset)
 }

@@ -1,7 +1,6 @@
 //! `toolwire parse` end to end: the built binary, its stdout, stderr and exit code.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod support;
 
 struct Run {
     code: Option<i32>,
@@ -10,21 +9,11 @@ struct Run {
 }
 
 fn parse(input: &[u8]) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolwire"))
-        .arg("parse")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|err| panic!("cannot start toolwire: {err}"));
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin.write_all(input).unwrap_or_else(|err| panic!("cannot write stdin: {err}"));
-    }
-    let output = child.wait_with_output().unwrap_or_else(|err| panic!("toolwire failed: {err}"));
+    let output = support::run(&["parse"], input, &[]);
     Run {
         code: output.status.code(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        stdout: support::stdout(&output),
+        stderr: support::stderr(&output),
     }
 }
 

@@ -2,8 +2,10 @@
 //! data directory held by a running server is "in use".
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::Duration;
 
 use serde_json::json;
@@ -11,11 +13,7 @@ use toolwire_core::{ToolResult, v1};
 use toolwire_store::{Record, StoreConfig, StoredResults};
 
 fn toolwire(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_toolwire"))
-        .args(args)
-        .env_remove("TOOLWIRE_SIGNING_KEYS")
-        .output()
-        .unwrap()
+    support::run(args, b"", &[])
 }
 
 fn text(bytes: &[u8]) -> &str {
@@ -113,21 +111,7 @@ fn a_directory_held_by_a_server_is_in_use() {
 
 /// Runs toolwire with `stdin`.
 fn toolwire_with_input(args: &[&str], stdin: &str) -> Output {
-    use std::io::Write;
-    use std::process::Stdio;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolwire"))
-        .args(args)
-        .env_remove("TOOLWIRE_SIGNING_KEYS")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // A command refusing its flags exits before reading its input; that is not a test failure.
-    if let Err(err) = child.stdin.take().unwrap().write_all(stdin.as_bytes()) {
-        assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe, "{err}");
-    }
-    child.wait_with_output().unwrap()
+    support::run(args, stdin.as_bytes(), &[])
 }
 
 /// The stored-result link in a rendered MCP result.
@@ -215,24 +199,9 @@ fn keys_from_the_environment_are_used_and_no_key_file_is_written() {
     let keys = toolwire_store::KeySet::generate().unwrap().to_json();
     let input = format!("{{\"success\":true,\"data\":\"{}\"}}", "x".repeat(10_000));
     let run = |args: &[&str], stdin: &str, keys: Option<&str>| {
-        use std::io::Write;
-        use std::process::Stdio;
-        let mut command = Command::new(env!("CARGO_BIN_EXE_toolwire"));
-        command.args(args).env_remove("TOOLWIRE_SIGNING_KEYS");
-        if let Some(keys) = keys {
-            command.env("TOOLWIRE_SIGNING_KEYS", keys);
-        }
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        // A command refusing its flags exits before reading its input; that is not a test failure.
-        if let Err(err) = child.stdin.take().unwrap().write_all(stdin.as_bytes()) {
-            assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe, "{err}");
-        }
-        child.wait_with_output().unwrap()
+        let env: Vec<(&str, &str)> =
+            keys.map(|k| ("TOOLWIRE_SIGNING_KEYS", k)).into_iter().collect();
+        support::run(args, stdin.as_bytes(), &env)
     };
     let render = ["render", "--target", "mcp-2026-07-28", "--limit", "4096", "--data-dir", dir_arg];
     let out = run(&render, &input, Some(&keys));

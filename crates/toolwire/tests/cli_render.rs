@@ -1,34 +1,13 @@
 //! `toolwire render` end to end: flags, exit codes, streams.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod support;
+
+use std::process::Output;
+
+use support::{stderr, stdout};
 
 fn run(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_toolwire"));
-    command.arg("render").args(args).env_remove("TOOLWIRE_PHASE");
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    let mut child =
-        match command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn() {
-            Ok(child) => child,
-            Err(err) => panic!("spawn: {err}"),
-        };
-    if let Some(mut input) = child.stdin.take() {
-        let _ = input.write_all(stdin.as_bytes());
-    }
-    match child.wait_with_output() {
-        Ok(output) => output,
-        Err(err) => panic!("wait: {err}"),
-    }
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
+    support::run(&[&["render"], args].concat(), stdin.as_bytes(), env)
 }
 
 const NOW: &str = "2026-11-29T10:00:00Z";
@@ -224,23 +203,8 @@ fn toolwire_validate_accepts_what_render_prints() {
                 let rendered =
                     run(&["--target", target, "--phase", phase, "--now", NOW], input, &[]);
                 assert_eq!(rendered.status.code(), Some(0), "{target}: {}", stderr(&rendered));
-                let mut child = match Command::new(env!("CARGO_BIN_EXE_toolwire"))
-                    .args(["validate", "--target", target])
-                    .stdin(Stdio::piped())
-                    .stdout(Stdio::piped())
-                    .stderr(Stdio::piped())
-                    .spawn()
-                {
-                    Ok(child) => child,
-                    Err(err) => panic!("spawn: {err}"),
-                };
-                if let Some(mut stdin) = child.stdin.take() {
-                    let _ = stdin.write_all(&rendered.stdout);
-                }
-                let checked = match child.wait_with_output() {
-                    Ok(out) => out,
-                    Err(err) => panic!("wait: {err}"),
-                };
+                let checked =
+                    support::run(&["validate", "--target", target], &rendered.stdout, &[]);
                 assert_eq!(
                     checked.status.code(),
                     Some(0),

@@ -1,7 +1,6 @@
 //! `toolwire schema`: stdin declaration → published outputSchema, `null`, or exit 2.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod support;
 
 struct Run {
     code: Option<i32>,
@@ -10,23 +9,11 @@ struct Run {
 }
 
 fn schema(args: &[&str], stdin: &str) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolwire"))
-        .arg("schema")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|err| panic!("cannot start toolwire: {err}"));
-    if let Some(mut input) = child.stdin.take() {
-        // A command that refuses its flags exits without reading: a closed pipe is expected.
-        let _ = input.write_all(stdin.as_bytes());
-    }
-    let output = child.wait_with_output().unwrap_or_else(|err| panic!("wait: {err}"));
+    let output = support::run(&[&["schema"], args].concat(), stdin.as_bytes(), &[]);
     Run {
         code: output.status.code(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        stdout: support::stdout(&output),
+        stderr: support::stderr(&output),
     }
 }
 

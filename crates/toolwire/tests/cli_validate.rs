@@ -1,32 +1,13 @@
 //! `toolwire validate`: exit codes, streams, and the rejections issue 3 requires with their path.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod support;
 
-// `cfg(test)` marks the helper as test code for clippy's unwrap rules.
-#[cfg(test)]
+use std::process::Output;
+
+use support::{stderr, stdout};
+
 fn validate(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolwire"))
-        .arg("validate")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // A command that fails on its flags may exit before reading; a broken pipe is fine then.
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    child.wait_with_output().unwrap()
-}
-
-#[cfg(test)]
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
-
-#[cfg(test)]
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).unwrap()
+    support::run(&[&["validate"], args].concat(), stdin.as_bytes(), &[])
 }
 
 fn assert_valid(args: &[&str], stdin: &str) {
@@ -255,15 +236,7 @@ fn a_refused_declaration_exits_2() {
 
 #[test]
 fn input_that_is_not_utf8_exits_2() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolwire"))
-        .args(["validate", "--target", "legacy"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(&[0xff, 0xfe]).unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = support::run(&["validate", "--target", "legacy"], &[0xff, 0xfe], &[]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
         stderr(&output).starts_with("toolwire: standard input is not UTF-8"),

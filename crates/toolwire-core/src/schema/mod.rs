@@ -132,13 +132,21 @@ impl ToolOutput {
     /// `structuredContent`); a failure always passes (it carries no `structuredContent` under a
     /// data schema). Envelope shape: the data of a success (`{}` when there is none) must match
     /// the declared data schema, required outputs included; a failure always passes (its
-    /// `data` is `{}`, which the envelope schema accepts on failure).
+    /// `data` is `{}`, which the envelope schema accepts on failure). In either shape a
+    /// passthrough (text that is not a result) is a violation: it goes out as one text block
+    /// without `structuredContent`, which clients reject from a tool with an output schema.
     pub fn check(&self, result: &ToolResult) -> Result<(), Violation> {
         let Some(declared) = &self.inner.declared else {
             return Ok(());
         };
         if result.is_failure() {
             return Ok(());
+        }
+        if result.is_passthrough() {
+            return Err(Violation::new(
+                "",
+                "the tool answered text that is not a result, but it declares an output schema",
+            ));
         }
         match (result.data(), self.inner.shape) {
             (Some(data), _) => validate::check(&declared.validator, data),

@@ -68,8 +68,9 @@ pub(crate) fn starts_like_object(raw: &str) -> bool {
     raw.trim_start_matches([' ', '\t', '\n', '\r']).starts_with('{')
 }
 
-/// The result for a string that is not an envelope: one text part holding it unchanged.
-pub(crate) fn passthrough(raw: &str) -> ToolResult {
+/// The result for a string that is not an envelope (or must not be read as one, such as an app
+/// answer that is not JSON): one text part holding it unchanged, on every target.
+pub fn passthrough(raw: &str) -> ToolResult {
     let mut result = ToolResult::from_parts(None, None);
     result.parts.push(Part::text(raw));
     result.provenance = Provenance::Passthrough(raw.to_owned());

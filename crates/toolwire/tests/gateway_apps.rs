@@ -28,6 +28,10 @@ async fn app(Path(name): Path<String>, headers: HeaderMap, body: Bytes) -> Respo
         )
             .into_response(),
         "text" => ([(header::CONTENT_TYPE, "text/plain")], "plain words").into_response(),
+        "text-envelope" => {
+            ([(header::CONTENT_TYPE, "text/plain")], r#"{"success":false,"error":"no"}"#)
+                .into_response()
+        }
         "echo" => {
             let received: Value = serde_json::from_slice(&body).unwrap();
             let key = headers.get("x-api-key").map(|v| v.to_str().unwrap().to_owned());
@@ -77,6 +81,7 @@ fn fixture() -> Fixture {
         "other-json",
         "problem",
         "text",
+        "text-envelope",
         "bad-json",
         "unknown-format",
         "not-utf8",
@@ -135,6 +140,15 @@ fn accepted_answers_and_the_post_body() {
     let r = client.call("text", json!({}));
     let result = gateway::checked_result(REVISION, &r, None);
     assert_eq!(result["content"], json!([{"type": "text", "text": "plain words"}]));
+
+    // Text that looks like an envelope is still text when the app says it is not JSON.
+    let r = client.call("text-envelope", json!({}));
+    let result = gateway::checked_result(REVISION, &r, None);
+    assert_eq!(
+        result["content"],
+        json!([{"type": "text", "text": r#"{"success":false,"error":"no"}"#}])
+    );
+    assert!(result.get("isError").is_none());
 
     let r = client.call("echo", json!({"q": "chairs"}));
     let result = gateway::checked_result(REVISION, &r, None);

@@ -188,9 +188,8 @@ impl Endpoint {
             )
         })?;
         if !is_json(&content_type) {
-            // Other content types are text: the legacy rules keep it unchanged unless it is an
-            // envelope.
-            return Ok(toolwire_core::legacy::parse(text));
+            // Any other content type is passed through as text, unchanged (DESIGN §7).
+            return Ok(toolwire_core::legacy::passthrough(text));
         }
         if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
             return Err(format!(

@@ -164,19 +164,7 @@ impl HttpClient {
             token: token.map(str::to_owned),
             next_id: 1,
         };
-        if revision != "2026-07-28" {
-            let init = client.request(
-                "initialize",
-                json!({
-                    "protocolVersion": revision,
-                    "capabilities": {},
-                    "clientInfo": {"name": "toolwire-tests", "version": "1"}
-                }),
-            );
-            assert_eq!(init["result"]["protocolVersion"], revision, "{init}");
-            assert_valid(revision, "InitializeResult", &init["result"]);
-            client.notify("notifications/initialized");
-        }
+        handshake(&mut client);
         client
     }
 
@@ -291,19 +279,7 @@ impl StdioClient {
         let stdin = child.stdin.take().expect("stdin");
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
         let mut client = StdioClient { child, stdin, stdout, revision, next_id: 1, _dir: dir };
-        if revision != "2026-07-28" {
-            let init = client.request(
-                "initialize",
-                json!({
-                    "protocolVersion": revision,
-                    "capabilities": {},
-                    "clientInfo": {"name": "toolwire-tests", "version": "1"}
-                }),
-            );
-            assert_eq!(init["result"]["protocolVersion"], revision, "{init}");
-            assert_valid(revision, "InitializeResult", &init["result"]);
-            client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        }
+        handshake(&mut client);
         client
     }
 
@@ -435,6 +411,7 @@ pub fn stored_link(result: &Value) -> String {
 pub trait Rpc {
     fn revision(&self) -> &'static str;
     fn rpc(&mut self, method: &str, params: Value) -> Value;
+    fn notify(&mut self, method: &str);
     fn call_tool(&mut self, tool: &str, arguments: Value) -> Value {
         self.rpc("tools/call", json!({"name": tool, "arguments": arguments}))
     }
@@ -447,6 +424,9 @@ impl Rpc for HttpClient {
     fn rpc(&mut self, method: &str, params: Value) -> Value {
         self.request(method, params)
     }
+    fn notify(&mut self, method: &str) {
+        HttpClient::notify(self, method);
+    }
 }
 
 impl Rpc for StdioClient {
@@ -456,4 +436,27 @@ impl Rpc for StdioClient {
     fn rpc(&mut self, method: &str, params: Value) -> Value {
         self.request(method, params)
     }
+    fn notify(&mut self, method: &str) {
+        self.send(&json!({"jsonrpc": "2.0", "method": method}));
+    }
+}
+
+/// The `initialize` handshake of the handshake-era revisions (2026-07-28 has none): the server
+/// must answer with the requested revision and a valid `InitializeResult`.
+fn handshake(client: &mut impl Rpc) {
+    let revision = client.revision();
+    if revision == "2026-07-28" {
+        return;
+    }
+    let init = client.rpc(
+        "initialize",
+        json!({
+            "protocolVersion": revision,
+            "capabilities": {},
+            "clientInfo": {"name": "toolwire-tests", "version": "1"}
+        }),
+    );
+    assert_eq!(init["result"]["protocolVersion"], revision, "{init}");
+    assert_valid(revision, "InitializeResult", &init["result"]);
+    client.notify("notifications/initialized");
 }

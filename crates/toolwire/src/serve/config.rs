@@ -683,6 +683,30 @@ mod tests {
                 "t.toml: tools[0].description: every tool needs a description",
             ),
             ("colour = 1", "t.toml: line 1 (`colour`): unknown field `colour`"),
+            (
+                "[store]\nlink_ttl = 2592001",
+                "t.toml: store.link_ttl: 2592001 seconds is over the longest link lifetime, 2592000 (30 days)",
+            ),
+            (
+                "[store]\nlink_ttl = 9223372036854775807",
+                "t.toml: store.link_ttl: 9223372036854775807 seconds is over the longest link lifetime",
+            ),
+            (
+                "[store]\nurl = \"redis://127.0.0.1/\"\nca_file = \"ca.pem\"",
+                "t.toml: store.ca_file: is only for a rediss:// store url",
+            ),
+            (
+                "[[tools]]\nname = \"a\"\ndescription = \"d\"\nendpoint = \"https://x\"\nca_file = \"/nonexistent/ca.pem\"",
+                "t.toml: tools[0].ca_file: cannot read /nonexistent/ca.pem: ",
+            ),
+            (
+                "[[tools]]\nname = \"a\"\ndescription = \"d\"\nendpoint = \"https://x\"\nca_file = \"Cargo.toml\"",
+                "t.toml: tools[0].ca_file: Cargo.toml holds no PEM certificate",
+            ),
+            (
+                "[[tools]]\nname = \"a\"\ndescription = \"d\"\nendpoint = \"http://x\"\nproxy = \"::\"",
+                "t.toml: tools[0].proxy: `::` is not a proxy URL",
+            ),
         ];
         for (text, expected) in cases {
             match from_text(text) {

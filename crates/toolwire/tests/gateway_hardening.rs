@@ -425,3 +425,25 @@ fn a_rediss_store_keeps_and_reads_back_offloaded_results() {
     let text = read["result"]["contents"][0]["text"].as_str().unwrap_or_else(|| panic!("{read}"));
     assert_eq!(serde_json::from_str::<Value>(text).unwrap().as_array().unwrap().len(), 2000);
 }
+
+#[test]
+fn a_huge_link_ttl_is_refused_at_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("toolwire.toml");
+    std::fs::write(&path, "[store]\nlink_ttl = 9223372036854775807\n").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_toolwire"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--config"])
+        .arg(&path)
+        .arg("--data-dir")
+        .arg(dir.path().join("data"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(output.stderr).unwrap(),
+        format!(
+            "toolwire: {}: store.link_ttl: 9223372036854775807 seconds is over the longest link lifetime, 2592000 (30 days)\n",
+            path.display()
+        )
+    );
+}

@@ -100,13 +100,19 @@ impl Endpoint {
         let tool = &self.tool;
         match tokio::time::timeout(tool.timeout, self.exchange(arguments, &context)).await {
             Ok(Ok(result)) => result,
-            Ok(Err(message)) => upstream(message),
-            Err(_) => upstream(format!(
-                "The app endpoint {} of tool {} did not answer within {}; check that the app is running, or raise timeout_ms for this tool in toolwire.toml.",
-                tool.endpoint,
-                tool.name,
-                seconds(tool.timeout)
-            )),
+            Ok(Err(message)) => {
+                super::metrics::global().app_error(&tool.name, "unavailable");
+                upstream(message)
+            }
+            Err(_) => {
+                super::metrics::global().app_error(&tool.name, "timeout");
+                upstream(format!(
+                    "The app endpoint {} of tool {} did not answer within {}; check that the app is running, or raise timeout_ms for this tool in toolwire.toml.",
+                    tool.endpoint,
+                    tool.name,
+                    seconds(tool.timeout)
+                ))
+            }
         }
     }
 

@@ -920,6 +920,25 @@ mod tests {
     }
 
     #[test]
+    fn the_deploying_example_is_valid() {
+        let doc = include_str!("../../../../docs/deploying.md");
+        let start = doc.find("```toml\n").map(|i| i + "```toml\n".len()).unwrap_or(0);
+        let end = doc[start..].find("```").map(|i| start + i).unwrap_or(start);
+        let parsed: FileConfig = toml::from_str(&doc[start..end]).unwrap_or_else(|e| panic!("{e}"));
+        let env = |k: &str| (k == "NIGHTLY_JOB_TOKEN").then(|| "n".to_owned());
+        let s = resolve(parsed, Some("toolwire.toml".into()), &Overrides::default(), &env)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let Some(o) = s.oauth else { panic!("the example has no [auth.oauth]") };
+        assert_eq!(o.issuer, "https://id.acme.example/realms/tools");
+        assert_eq!(o.principal_claim, "preferred_username");
+        assert_eq!(o.algorithms, [Algorithm::Rs256, Algorithm::Es256]);
+        assert_eq!(o.scopes["orders.admin"], ["orders:cancel"]);
+        assert_eq!(s.ops.listen.map(|a| a.to_string()).as_deref(), Some("127.0.0.1:9090"));
+        assert_eq!(s.tokens.len(), 1);
+        assert_eq!(s.tools[0].privileges, ["orders:cancel"]);
+    }
+
+    #[test]
     fn header_secrets_come_from_the_environment() {
         let parsed: FileConfig = match toml::from_str(
             "[[tools]]\nname = \"a\"\ndescription = \"d\"\nendpoint = \"http://x\"\nheaders = { Authorization = { env = \"K\", prefix = \"Bearer \" } }",

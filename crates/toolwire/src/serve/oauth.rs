@@ -279,7 +279,12 @@ impl OAuth {
         let alg_name = header_json.get("alg").and_then(Value::as_str).unwrap_or("none");
         let alg = Algorithm::parse(alg_name)
             .filter(|a| self.settings.algorithms.contains(a))
-            .ok_or_else(|| TokenError::Algorithm(alg_name.to_owned()))?;
+            .ok_or_else(|| {
+                // Shown in the 401 and the log: the caller wrote it, so keep it short and plain.
+                TokenError::Algorithm(
+                    alg_name.chars().filter(char::is_ascii_graphic).take(32).collect(),
+                )
+            })?;
         let kid = header_json.get("kid").and_then(Value::as_str);
         let signature = decode(sig)?;
         let message = &token[..header.len() + 1 + claims.len()];
@@ -553,6 +558,10 @@ mod tests {
             ),
             // An ES256 signature presented as EdDSA with the ES256 key's kid: no key fits.
             (es256(&es, &json!({"alg": "EdDSA", "kid": "k1"}), &claims()), TokenError::UnknownKey),
+            (
+                es256(&es, &json!({"alg": "X\n\"forged log line\"", "kid": "k1"}), &claims()),
+                TokenError::Algorithm("X\"forgedlogline\"".into()),
+            ),
             ("a.b".to_owned(), TokenError::Malformed),
             ("!!.??.**".to_owned(), TokenError::Malformed),
         ];

@@ -253,11 +253,12 @@ async fn serve_http(
         None => app = app.merge(ops),
         Some(at) => serve_ops(at, ops, stop.clone()).await?,
     }
+    let signal = shutdown_signal();
     tracing::info!("toolwire serving MCP on http://{address}/mcp");
     let app = app.into_make_service_with_connect_info::<metrics::Connection>();
     axum::serve(listener, app)
         .with_graceful_shutdown(async move {
-            shutdown_signal().await;
+            signal.await;
             stop.cancel();
         })
         .await
@@ -286,27 +287,33 @@ async fn serve_ops(
     Ok(())
 }
 
-/// Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
+/// Ctrl-C or SIGTERM. The SIGTERM handler is installed when this is called, not when the future
+/// is first polled, so a signal sent right after the "serving" log line is never the default
+/// (an exit without shutdown).
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
+    let registered = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate());
+    async move {
+        let ctrl_c = async {
+            if tokio::signal::ctrl_c().await.is_err() {
+                std::future::pending::<()>().await;
             }
-            Err(_) => std::future::pending::<()>().await,
+        };
+        #[cfg(unix)]
+        let terminate = async move {
+            match registered {
+                Ok(mut signal) => {
+                    signal.recv().await;
+                }
+                Err(_) => std::future::pending::<()>().await,
+            }
+        };
+        #[cfg(not(unix))]
+        let terminate = std::future::pending::<()>();
+        tokio::select! {
+            () = ctrl_c => {}
+            () = terminate => {}
         }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = terminate => {}
+        tracing::info!("shutting down");
     }
-    tracing::info!("shutting down");
 }

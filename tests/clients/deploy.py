@@ -25,7 +25,6 @@ import json
 import os
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -38,6 +37,7 @@ from typing import Any
 import httpx2
 import jwt
 from cryptography.hazmat.primitives.asymmetric import rsa
+from loopback import free_port, wait_for_port
 from mcp.client import Client
 from mcp.client.auth.utils import (
     build_protected_resource_metadata_discovery_urls,
@@ -57,25 +57,6 @@ def check(ok: bool, what: str) -> None:
     print(f"  {'ok  ' if ok else 'FAIL'} {what}")
     if not ok:
         failures.append(what)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for_port(port: int, proc: subprocess.Popen[bytes], what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"{what} exited with {proc.returncode} before listening on {port}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"{what} did not listen on {port} within {timeout} s")
 
 
 class Issuer:

@@ -130,20 +130,24 @@ impl Metrics {
     pub fn render(&self, sessions: usize) -> String {
         let f = self.lock();
         let mut out = String::new();
-        family(
+        counter(
             &mut out,
             "toolwire_calls_total",
-            "counter",
             "tools/call requests by tool, revision and outcome.",
+            f.calls
+                .iter()
+                .map(|((tool, revision, outcome), n)| {
+                    (
+                        vec![
+                            ("tool", tool.as_str()),
+                            ("revision", *revision),
+                            ("outcome", outcome),
+                        ],
+                        *n,
+                    )
+                })
+                .collect(),
         );
-        for ((tool, revision, outcome), n) in &f.calls {
-            sample(
-                &mut out,
-                "toolwire_calls_total",
-                &[("tool", tool), ("revision", revision), ("outcome", outcome)],
-                *n as f64,
-            );
-        }
         histograms(
             &mut out,
             "toolwire_call_duration_seconds",
@@ -158,56 +162,39 @@ impl Metrics {
             &SIZE_BUCKETS,
             &f.size,
         );
-        family(
+        counter(
             &mut out,
             "toolwire_offloads_total",
-            "counter",
             "Over-limit results handed to the store, by tool.",
+            by_tool(&f.offloads),
         );
-        for (tool, n) in &f.offloads {
-            sample(&mut out, "toolwire_offloads_total", &[("tool", tool)], *n as f64);
-        }
-        family(
+        counter(
             &mut out,
             "toolwire_offload_bytes_total",
-            "counter",
             "Bytes of over-limit results handed to the store, by tool.",
+            by_tool(&f.offload_bytes),
         );
-        for (tool, n) in &f.offload_bytes {
-            sample(&mut out, "toolwire_offload_bytes_total", &[("tool", tool)], *n as f64);
-        }
-        family(
+        counter(
             &mut out,
             "toolwire_store_errors_total",
-            "counter",
             "Result store failures by kind.",
+            f.store_errors.iter().map(|(kind, n)| (vec![("kind", *kind)], *n)).collect(),
         );
-        for (kind, n) in &f.store_errors {
-            sample(&mut out, "toolwire_store_errors_total", &[("kind", kind)], *n as f64);
-        }
-        family(
+        counter(
             &mut out,
             "toolwire_legacy_results_total",
-            "counter",
             "Results that came from hand-built legacy strings, by tool.",
+            by_tool(&f.legacy),
         );
-        for (tool, n) in &f.legacy {
-            sample(&mut out, "toolwire_legacy_results_total", &[("tool", tool)], *n as f64);
-        }
-        family(
+        counter(
             &mut out,
             "toolwire_app_errors_total",
-            "counter",
             "Failed exchanges with app endpoints, by tool and kind.",
+            f.app_errors
+                .iter()
+                .map(|((tool, kind), n)| (vec![("tool", tool.as_str()), ("kind", *kind)], *n))
+                .collect(),
         );
-        for ((tool, kind), n) in &f.app_errors {
-            sample(
-                &mut out,
-                "toolwire_app_errors_total",
-                &[("tool", tool), ("kind", kind)],
-                *n as f64,
-            );
-        }
         family(&mut out, "toolwire_open_connections", "gauge", "HTTP connections open now.");
         sample(
             &mut out,
@@ -250,6 +237,19 @@ impl CallObserver for Metrics {
 
 fn family(out: &mut String, name: &str, kind: &str, help: &str) {
     let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+}
+
+/// Counts keyed by tool, as samples.
+fn by_tool(counts: &BTreeMap<String, u64>) -> Vec<(Vec<(&'static str, &str)>, u64)> {
+    counts.iter().map(|(tool, n)| (vec![("tool", tool.as_str())], *n)).collect()
+}
+
+/// A counter family and its samples (label pairs, count).
+fn counter(out: &mut String, name: &str, help: &str, samples: Vec<(Vec<(&str, &str)>, u64)>) {
+    family(out, name, "counter", help);
+    for (labels, n) in samples {
+        sample(out, name, &labels, n as f64);
+    }
 }
 
 fn sample(out: &mut String, name: &str, labels: &[(&str, &str)], value: f64) {

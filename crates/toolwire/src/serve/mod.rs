@@ -104,12 +104,8 @@ fn init_logging(json: bool) {
 
 /// `serve --check`: everything `serve` would load, then a summary instead of serving.
 async fn check(settings: Settings, fixtures: Option<Conformance>) -> Result<(), Failure> {
-    let mut registry = registry(&settings)?;
-    if let Some(fixtures) = &fixtures {
-        fixtures
-            .register_tools(&mut registry)
-            .map_err(|e| Failure::input(format!("conformance fixtures: {e}")))?;
-    }
+    // Whatever would stop `serve` is a configuration that does not pass: exit 2.
+    let registry = registry(&settings, fixtures.as_ref()).map_err(|e| Failure::input(e.message))?;
     mapper(&settings)?;
     let stored = open_store(&settings).await.map_err(|e| Failure::input(e.message))?;
     let tools: Vec<&str> = registry.names().collect();
@@ -152,7 +148,8 @@ fn mapper(settings: &Settings) -> Result<OutputMapper, Failure> {
     Ok(OutputMapper::new(config))
 }
 
-fn registry(settings: &Settings) -> Result<Registry, Failure> {
+/// The demo tools (when on), the app tools, and the conformance fixtures (when asked for).
+fn registry(settings: &Settings, fixtures: Option<&Conformance>) -> Result<Registry, Failure> {
     let mut registry = Registry::new();
     if settings.demo_tools {
         demo::register(&mut registry, &demo::catalog())
@@ -161,16 +158,16 @@ fn registry(settings: &Settings) -> Result<Registry, Failure> {
     let file = settings.file.as_ref().map(|f| format!("{}: ", f.display())).unwrap_or_default();
     app_tools::register(&mut registry, &settings.tools)
         .map_err(|e| Failure::input(format!("{file}{e}")))?;
-    Ok(registry)
-}
-
-async fn serve(settings: Settings, fixtures: Option<Conformance>) -> Result<(), Failure> {
-    let mut registry = registry(&settings)?;
-    if let Some(fixtures) = &fixtures {
+    if let Some(fixtures) = fixtures {
         fixtures
             .register_tools(&mut registry)
             .map_err(|e| Failure::check(format!("conformance fixtures: {e}")))?;
     }
+    Ok(registry)
+}
+
+async fn serve(settings: Settings, fixtures: Option<Conformance>) -> Result<(), Failure> {
+    let registry = registry(&settings, fixtures.as_ref())?;
     let stored = open_store(&settings).await?;
     let mut config = GatewayConfig::new(stored);
     config.phase = settings.phase;

@@ -30,11 +30,13 @@
 //! ```
 
 pub mod conformance;
+mod observe;
 mod publish;
 mod registry;
 mod server;
 mod validate;
 
+pub use observe::{CallObserver, CallRecord, OffloadRecord};
 pub use registry::{
     CallContext, DynTool, InternalError, IntoToolResult, Principal, Registry, RegistryError,
     ToolFuture, ToolSpec, ToolSpecError,

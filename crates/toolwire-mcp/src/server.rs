@@ -34,6 +34,7 @@ use toolwire_store::{
 };
 
 use crate::conformance::Conformance;
+use crate::observe::{CallObserver, CallRecord, OffloadRecord};
 use crate::registry::{CallContext, Principal, RegisteredTool, Registry};
 
 /// The template of stored-result links (`resources/templates/list`).
@@ -60,6 +61,8 @@ pub struct GatewayConfig {
     pub stored: StoredResults,
     /// The conformance fixtures' resources, prompts and completions (`serve --conformance`).
     pub conformance: Option<Conformance>,
+    /// Told about every finished `tools/call` (metrics).
+    pub observer: Option<Arc<dyn CallObserver>>,
 }
 
 impl GatewayConfig {
@@ -74,6 +77,7 @@ impl GatewayConfig {
             default_principal: Principal::anonymous(),
             stored,
             conformance: None,
+            observer: None,
         }
     }
 
@@ -95,6 +99,7 @@ impl std::fmt::Debug for GatewayConfig {
             .field("offload_fallback_inline", &self.offload_fallback_inline)
             .field("default_principal", &self.default_principal)
             .field("stored", &self.stored)
+            .field("observer", &self.observer)
             .finish()
     }
 }
@@ -287,11 +292,16 @@ impl McpServer {
             OffloadFallback::Fail
         };
         let options = OffloadOptions::new(principal.name()).ttl(config.link_ttl).fallback(fallback);
+        let bytes = needs.size();
         let offloaded = toolwire_store::offload(&config.stored, needs, &options)
             .await
             .map_err(|e| internal(&tool.spec.name, &e.to_string()))?;
         if let Some(error) = &offloaded.store_error {
             tracing::error!(tool = %tool.spec.name, %error, "could not store an over-limit result");
+        }
+        if let Some(observer) = &config.observer {
+            let store_error = offloaded.store_error.as_ref();
+            observer.offload(&OffloadRecord { tool: &tool.spec.name, bytes, store_error });
         }
         Ok(offloaded.output)
     }
@@ -304,6 +314,31 @@ fn log_safe(name: &str) -> std::borrow::Cow<'_, str> {
         std::borrow::Cow::Owned(name.escape_debug().to_string())
     } else {
         std::borrow::Cow::Borrowed(name)
+    }
+}
+
+impl McpServer {
+    /// Tells the configured observer how a call ended (`rendered`: the output and whether it
+    /// came from a hand-built legacy string).
+    fn observe(
+        &self,
+        tool: &str,
+        revision: McpRevision,
+        outcome: &str,
+        started: Instant,
+        rendered: Option<(&Output, bool)>,
+    ) {
+        if let Some(observer) = &self.gateway.config.observer {
+            observer.call(&CallRecord {
+                tool,
+                revision,
+                outcome,
+                bytes: rendered.map_or(0, |(output, _)| output.size()),
+                offloaded: rendered.is_some_and(|(output, _)| output.offloaded()),
+                legacy: rendered.is_some_and(|(_, legacy)| legacy),
+                duration: started.elapsed(),
+            });
+        }
     }
 }
 
@@ -350,6 +385,7 @@ impl rmcp::ServerHandler for McpServer {
         let name = request.name.to_string();
         let Some(tool) = self.gateway.registry.get(&name).cloned() else {
             tracing::info!(tool = %log_safe(&name), revision = revision.as_str(), outcome = "unknown_tool", "tools/call");
+            self.observe(&name, revision, "unknown_tool", started, None);
             return Err(ErrorData::invalid_params(format!("Unknown tool: {name}"), None));
         };
         if let Some(refusal) =
@@ -372,10 +408,12 @@ impl rmcp::ServerHandler for McpServer {
                     duration_ms = started.elapsed().as_millis() as u64,
                     "tools/call"
                 );
+                self.observe(&name, revision, "internal_error", started, None);
                 return Err(error);
             }
         };
-        if matches!(result.provenance(), toolwire_core::Provenance::LegacyEnvelope(_)) {
+        let legacy = matches!(result.provenance(), toolwire_core::Provenance::LegacyEnvelope(_));
+        if legacy {
             let count = self.gateway.legacy.bump();
             tracing::info!(tool = %log_safe(&name), legacy_results = count, "served a hand-built legacy result");
         }
@@ -399,6 +437,7 @@ impl rmcp::ServerHandler for McpServer {
             duration_ms = started.elapsed().as_millis() as u64,
             "tools/call"
         );
+        self.observe(&name, revision, &label, started, Some((&outcome, legacy)));
         Ok(CallToolResponse::Complete(wire))
     }
 

@@ -184,12 +184,18 @@ impl Endpoint {
         let tool = &self.tool;
         match tokio::time::timeout(tool.timeout, self.exchange(arguments, &context)).await {
             Ok(Ok(result)) => result,
-            Ok(Err(message)) => self.fail(message),
-            Err(_) => self.fail(unavailable(
-                &tool.name,
-                &format!("its app did not answer within {}", seconds(tool.timeout)),
-                "Try again later; if this keeps happening, the operator should check the app, or raise timeout_ms for this tool in toolwire.toml.",
-            )),
+            Ok(Err(message)) => {
+                super::metrics::global().app_error(&tool.name, "unavailable");
+                self.fail(message)
+            }
+            Err(_) => {
+                super::metrics::global().app_error(&tool.name, "timeout");
+                self.fail(unavailable(
+                    &tool.name,
+                    &format!("its app did not answer within {}", seconds(tool.timeout)),
+                    "Try again later; if this keeps happening, the operator should check the app, or raise timeout_ms for this tool in toolwire.toml.",
+                ))
+            }
         }
     }
 

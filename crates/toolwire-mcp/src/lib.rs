@@ -30,11 +30,13 @@
 //! ```
 
 pub mod conformance;
+mod input;
 mod publish;
 mod registry;
 mod server;
 mod validate;
 
+pub use input::MAX_ROUNDS;
 pub use registry::{
     CallContext, DynTool, InternalError, IntoToolResult, Principal, Registry, RegistryError,
     ToolFuture, ToolSpec, ToolSpecError,

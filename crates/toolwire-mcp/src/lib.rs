@@ -30,6 +30,7 @@
 //! ```
 
 pub mod conformance;
+mod conformance_mrtr;
 mod input;
 mod publish;
 mod registry;

@@ -527,7 +527,7 @@ impl rmcp::ServerHandler for McpServer {
         _ctx: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let fixtures = self.fixtures::<rmcp::model::GetPromptRequestMethod>()?;
-        fixtures.prompt(&request).map(GetPromptResponse::Complete)
+        fixtures.prompt_response(&request)
     }
 
     async fn complete(

@@ -851,8 +851,9 @@ mod tests {
         let mut registry = Registry::new();
         let fixtures = Conformance::new();
         assert!(fixtures.register_tools(&mut registry).is_ok());
-        assert_eq!(registry.len(), 18);
+        assert_eq!(registry.len(), 26);
         assert!(registry.names().any(|n| n == HEADER_TOOL));
+        assert!(registry.names().any(|n| n == "test_input_required_result_multi_round"));
     }
 
     #[test]

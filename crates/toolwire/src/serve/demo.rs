@@ -11,6 +11,8 @@ use toolwire_mcp::{CallContext, Registry, RegistryError, ToolSpec};
 
 use super::png;
 
+mod input;
+
 /// Products in the demo catalog: enough that the export is well over the 256 KiB limit.
 pub const CATALOG_SIZE: u64 = 2000;
 
@@ -286,7 +288,7 @@ pub fn register(registry: &mut Registry, catalog: &Catalog) -> Result<(), Regist
         .output::<Echo>(),
         |input: EchoInput, _cx: CallContext| async move { legacy_echo(&input.text) },
     )?;
-    Ok(())
+    input::register(registry, catalog)
 }
 
 /// Builds the envelope string by hand on purpose: this is the path the legacy counter counts.

@@ -307,6 +307,34 @@ mod tests {
     }
 
     #[test]
+    fn tampered_expired_and_cross_tool_states_are_refused_with_32602() {
+        let keys = toolwire_store::SigningKey::new("k1", vec![3u8; 32])
+            .and_then(|key| toolwire_store::KeySet::new(vec![key]));
+        let Ok(keys) = keys else { panic!("{keys:?}") };
+        let sealer = StateSealer::new(keys);
+        let args = json!({"id": 1});
+        let binding = |tool| Binding { tool, principal: "p", arguments: &args };
+        let input = InputRequired::new().state(json!({"step": 1}));
+        let Ok(sealed) = seal(&sealer, &input, binding("t"), 100) else { panic!() };
+        let open = |state: &str, tool, now| {
+            round_of(&sealer, None, Some(state), binding(tool), now).map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            open(&sealed, "t", 99).map(|round| round.state().cloned()),
+            Ok(Some(json!({"step": 1})))
+        );
+        for (state, tool, now, why) in [
+            (format!("{sealed}A"), "t", 99, "requestState"),
+            (sealed.clone(), "t", 100, "requestState has expired"),
+            (sealed.clone(), "u", 99, "requestState was made for another tool"),
+        ] {
+            let refused = open(&state, tool, now);
+            let Err(message) = refused else { panic!("{state} opened for {tool}") };
+            assert!(message.contains("-32602") && message.contains(why), "{message}");
+        }
+    }
+
+    #[test]
     fn a_request_the_client_cannot_answer_becomes_the_failure() {
         let input = InputRequired::new()
             .request("ok", confirm_request("Sure?"))

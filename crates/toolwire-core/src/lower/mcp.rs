@@ -186,8 +186,9 @@ pub(crate) fn render_input_required(
 ) {
     let mut obj = Obj::open(out);
     obj.str("resultType", "input_required");
+    // At least one of the two is present: without a sealed state the requests always are.
     if let Some(input) = layout.result().input_required_requests()
-        && !input.requests.is_empty()
+        && (!input.requests.is_empty() || request_state.is_none())
     {
         write_map(obj.key("inputRequests"), &input.requests_value());
     }

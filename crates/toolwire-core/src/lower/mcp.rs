@@ -161,17 +161,7 @@ pub(crate) fn render(
     if result.is_failure() {
         obj.bool("isError", true);
     }
-    let meta = obj.key("_meta");
-    let mut meta = Obj::open(meta);
-    write_prefixed_meta(&mut meta, layout, settings.prefix, true);
-    if caps.result_type {
-        let info = meta.key("io.modelcontextprotocol/serverInfo");
-        let mut info = Obj::open(info);
-        info.str("name", settings.server_name);
-        info.str("version", settings.server_version);
-        info.close();
-    }
-    meta.close();
+    write_result_meta(&mut obj, layout, settings, caps.result_type);
     obj.close();
 }
 
@@ -195,19 +185,27 @@ pub(crate) fn render_input_required(
     if let Some(state) = request_state {
         obj.str("requestState", state);
     }
-    write_result_meta(&mut obj, layout, settings);
+    write_result_meta(&mut obj, layout, settings, true);
     obj.close();
 }
 
-fn write_result_meta(obj: &mut Obj<'_>, layout: &Layout<'_>, settings: &McpSettings<'_>) {
+/// The result `_meta`: the toolwire keys, then `serverInfo` where the revision carries it.
+fn write_result_meta(
+    obj: &mut Obj<'_>,
+    layout: &Layout<'_>,
+    settings: &McpSettings<'_>,
+    server_info: bool,
+) {
     let meta = obj.key("_meta");
     let mut meta = Obj::open(meta);
     write_prefixed_meta(&mut meta, layout, settings.prefix, true);
-    let info = meta.key("io.modelcontextprotocol/serverInfo");
-    let mut info = Obj::open(info);
-    info.str("name", settings.server_name);
-    info.str("version", settings.server_version);
-    info.close();
+    if server_info {
+        let info = meta.key("io.modelcontextprotocol/serverInfo");
+        let mut info = Obj::open(info);
+        info.str("name", settings.server_name);
+        info.str("version", settings.server_version);
+        info.close();
+    }
     meta.close();
 }
 

@@ -6,12 +6,15 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, json};
+use serde_json::json;
 use toolwire_core::input::{Confirmation, confirm_request, confirmation};
 use toolwire_core::{InputRequest, InputRequired, ToolResult};
 use toolwire_mcp::{CallContext, Registry, RegistryError, ToolSpec};
 
-use super::{Catalog, PriceChange, UpdateInput, built, not_found, read, read_only, update_price};
+use super::{
+    Catalog, PriceChange, UpdateInput, built, not_found, price_change_hints, read, read_only,
+    update_price,
+};
 
 /// The key of the confirmation request.
 const CONFIRM: &str = "confirm";
@@ -47,16 +50,13 @@ struct Blurb {
 /// Registers the two tools.
 pub(super) fn register(registry: &mut Registry, catalog: &Catalog) -> Result<(), RegistryError> {
     let c = catalog.clone();
-    let mut hints = Map::new();
-    hints.insert("destructiveHint".into(), json!(false));
-    hints.insert("idempotentHint".into(), json!(true));
     registry.register(
         ToolSpec::new(
             "catalog_confirm_price",
             "Change a product's price after the user confirms it (the client asks the user); needs the catalog:write privilege.",
         )
         .title("Update a price, confirmed")
-        .annotations(hints)
+        .annotations(price_change_hints())
         .output::<PriceChange>(),
         move |input: ConfirmInput, cx: CallContext| {
             let c = c.clone();

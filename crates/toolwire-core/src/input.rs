@@ -312,6 +312,15 @@ impl InputRound {
         }
     }
 
+    /// The value of `field` in the submitted form under `key` (see [`ask_value`]); `None` when
+    /// the user did not accept or the field is missing.
+    pub fn value(&self, key: &str, field: &str) -> Option<Value> {
+        match self.elicited(key)? {
+            Elicited::Accept(mut content) => content.remove(field),
+            _ => None,
+        }
+    }
+
     /// The text of a sampling answer under `key` (`content` a text block or a list holding one).
     pub fn sampled_text(&self, key: &str) -> Option<String> {
         let content = self.responses.get(key)?.get("content")?;
@@ -347,6 +356,15 @@ pub fn confirm_request(message: impl Into<String>) -> InputRequest {
     let mut properties = Map::new();
     properties.insert("confirm".into(), Value::Object(field));
     InputRequest::elicit(message, object_schema(properties, &["confirm"]))
+}
+
+/// A form asking the user for one value: `field`, described by `schema` (a primitive JSON
+/// Schema such as `{"type": "integer", "minimum": 1}`), required. Read the answer with
+/// [`InputRound::value`].
+pub fn ask_value(message: impl Into<String>, field: &str, schema: Value) -> InputRequest {
+    let mut properties = Map::new();
+    properties.insert(field.to_owned(), schema);
+    InputRequest::elicit(message, object_schema(properties, &[field]))
 }
 
 /// A flat object schema for a form: `{"type":"object","properties":…,"required":[…]}`.
@@ -443,6 +461,17 @@ mod tests {
         assert_eq!(confirmation(&round, "missing"), Confirmation::Ask);
         assert_eq!(round.sampled_text("llm").as_deref(), Some("Paris"));
         assert_eq!(round.roots("roots"), Some(vec!["file:///a".to_owned()]));
+        assert_eq!(round.value("ok", "confirm"), Some(json!(true)));
+        assert_eq!(round.value("no", "confirm"), None);
+        let InputRequest::ElicitForm { requested_schema, .. } =
+            ask_value("How many?", "count", json!({"type": "integer"}))
+        else {
+            panic!("not a form")
+        };
+        assert_eq!(
+            Value::Object(requested_schema),
+            json!({"type": "object", "properties": {"count": {"type": "integer"}}, "required": ["count"]})
+        );
     }
 
     #[test]

@@ -14,7 +14,7 @@ use rmcp::model::{
     Role,
 };
 use serde_json::{Map, Value, json};
-use toolwire_core::input::{Capability, Elicited, object_schema};
+use toolwire_core::input::{Capability, ask_value, object_schema};
 use toolwire_core::{InputRequest, InputRequired, InputRound, ToolResult};
 
 use crate::registry::{CallContext, DynTool, Registry, RegistryError, ToolFuture, ToolSpec};
@@ -94,14 +94,12 @@ impl DynTool for Mrtr {
     }
 }
 
-fn text_field(name: &str) -> Map<String, Value> {
-    let mut properties = Map::new();
-    properties.insert(name.to_owned(), json!({"type": "string"}));
-    object_schema(properties, &[name])
+fn ask_text(message: &str, field: &str) -> InputRequest {
+    ask_value(message, field, json!({"type": "string"}))
 }
 
 fn ask_name() -> InputRequest {
-    InputRequest::elicit("What is your name?", text_field("name"))
+    ask_text("What is your name?", "name")
 }
 
 fn ask_ok() -> InputRequest {
@@ -112,13 +110,10 @@ fn ask_ok() -> InputRequest {
 
 /// The accepted form's `field` as text.
 fn accepted(round: &InputRound, key: &str, field: &str) -> Option<String> {
-    match round.elicited(key)? {
-        Elicited::Accept(content) => content.get(field).map(|value| match value {
-            Value::String(text) => text.clone(),
-            other => other.to_string(),
-        }),
-        _ => None,
-    }
+    round.value(key, field).map(|value| match value {
+        Value::String(text) => text,
+        other => other.to_string(),
+    })
 }
 
 fn done(text: String) -> ToolResult {
@@ -181,19 +176,10 @@ fn answer(kind: Kind, context: &CallContext) -> ToolResult {
                     done(format!("{} likes {color}", name.unwrap_or("someone")))
                 }
                 (Some(1), Some(name), _) | (Some(2), Some(name), None) => ask(InputRequired::new()
-                    .request(
-                        "step2",
-                        InputRequest::elicit(
-                            "Step 2: What is your favorite color?",
-                            text_field("color"),
-                        ),
-                    )
+                    .request("step2", ask_text("Step 2: What is your favorite color?", "color"))
                     .state(json!({"step": 2, "name": name}))),
                 _ => ask(InputRequired::new()
-                    .request(
-                        "step1",
-                        InputRequest::elicit("Step 1: What is your name?", text_field("name")),
-                    )
+                    .request("step1", ask_text("Step 1: What is your name?", "name"))
                     .state(json!({"step": 1}))),
             }
         }
@@ -229,8 +215,7 @@ pub(crate) fn prompt(request: &GetPromptRequestParams) -> Result<GetPromptRespon
             .with_description("A prompt that asked for its context"),
         ));
     }
-    let request =
-        InputRequest::elicit("What context should the prompt use?", text_field("context"));
+    let request = ask_text("What context should the prompt use?", "context");
     let requests = json!({"user_context": request.to_value()});
     serde_json::from_value(requests)
         .map(|requests| {

@@ -301,6 +301,16 @@ impl McpServer {
     }
 }
 
+/// A client-chosen name as it goes into a log line: with a control character (a newline, an
+/// escape sequence) it is escaped, so it cannot forge or recolour log lines.
+fn log_safe(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.chars().any(char::is_control) {
+        std::borrow::Cow::Owned(name.escape_debug().to_string())
+    } else {
+        std::borrow::Cow::Borrowed(name)
+    }
+}
+
 fn internal(tool: &str, why: &str) -> ErrorData {
     tracing::error!(%tool, reason = %why, "tool call failed with an internal error");
     ErrorData::internal_error(format!("tool {tool} failed with an internal error"), None)
@@ -343,7 +353,7 @@ impl rmcp::ServerHandler for McpServer {
         let revision = revision_of(&ctx)?;
         let name = request.name.to_string();
         let Some(tool) = self.gateway.registry.get(&name).cloned() else {
-            tracing::info!(tool = %name, revision = revision.as_str(), outcome = "unknown_tool", "tools/call");
+            tracing::info!(tool = %log_safe(&name), revision = revision.as_str(), outcome = "unknown_tool", "tools/call");
             return Err(ErrorData::invalid_params(format!("Unknown tool: {name}"), None));
         };
         if let Some(refusal) =
@@ -364,7 +374,7 @@ impl rmcp::ServerHandler for McpServer {
             Ok(result) => result,
             Err(error) => {
                 tracing::info!(
-                    tool = %name,
+                    tool = %log_safe(&name),
                     revision = revision.as_str(),
                     outcome = "internal_error",
                     duration_ms = started.elapsed().as_millis() as u64,
@@ -375,7 +385,7 @@ impl rmcp::ServerHandler for McpServer {
         };
         if matches!(result.provenance(), toolwire_core::Provenance::LegacyEnvelope(_)) {
             let count = self.gateway.legacy.bump();
-            tracing::info!(tool = %name, legacy_results = count, "served a hand-built legacy result");
+            tracing::info!(tool = %log_safe(&name), legacy_results = count, "served a hand-built legacy result");
         }
         let sealed = rounds.seal(&result)?;
         let outcome =
@@ -402,7 +412,7 @@ impl rmcp::ServerHandler for McpServer {
             (None, false) => "success".to_owned(),
         };
         tracing::info!(
-            tool = %name,
+            tool = %log_safe(&name),
             revision = revision.as_str(),
             outcome = %label,
             bytes = outcome.size(),

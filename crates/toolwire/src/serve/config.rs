@@ -18,6 +18,9 @@ pub const DEFAULT_DATA_DIR: &str = "./toolwire-data";
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 /// The default cap on an app answer: 16 MiB − 64 KiB.
 pub const DEFAULT_RESPONSE_CAP: u64 = 16 * 1024 * 1024 - 64 * 1024;
+/// The longest `store.link_ttl`: 30 days. A stored result is a cache of one answer, not an
+/// archive; longer lifetimes only grow the store (and far larger ones overflow expiry times).
+pub const MAX_LINK_TTL_SECS: u64 = 30 * 24 * 3600;
 
 /// The file as written (every key optional).
 #[derive(Debug, Default, Deserialize)]
@@ -87,6 +90,8 @@ pub struct StoreConfig {
     pub signing_keys_env: Option<String>,
     /// `fail` (default) or `inline` when the store fails.
     pub offload_fallback: Option<String>,
+    /// A PEM file of CA certificates trusted for `rediss://` instead of the system roots.
+    pub ca_file: Option<PathBuf>,
 }
 
 /// `[auth]`.
@@ -146,6 +151,12 @@ pub struct AppToolConfig {
     pub headers: BTreeMap<String, HeaderConfig>,
     /// The largest answer accepted, in bytes.
     pub response_cap: Option<u64>,
+    /// A PEM file of CA certificates trusted for an `https://` endpoint instead of the system
+    /// roots.
+    pub ca_file: Option<PathBuf>,
+    /// The proxy URL for this endpoint (none unless set; proxy environment variables are
+    /// ignored).
+    pub proxy: Option<String>,
 }
 
 /// One header value, literal or from the environment.
@@ -211,6 +222,10 @@ pub struct AppTool {
     pub headers: Vec<(String, String)>,
     /// The answer cap.
     pub response_cap: u64,
+    /// CA certificates trusted instead of the system roots.
+    pub ca_certs: Option<Vec<reqwest::Certificate>>,
+    /// The proxy, when one is configured.
+    pub proxy: Option<String>,
 }
 
 /// A resolved bearer token.
@@ -257,6 +272,8 @@ pub struct Settings {
     pub link_ttl: Duration,
     /// The variable holding signing keys.
     pub signing_keys_env: Option<String>,
+    /// PEM CA certificates trusted for `rediss://` instead of the system roots.
+    pub store_ca_pem: Option<Vec<u8>>,
     /// Send inline when the store fails.
     pub offload_fallback_inline: bool,
     /// Whether a config file governs access (then tokens, and anonymous only if enabled).
@@ -322,6 +339,17 @@ fn key_at(text: &str, offset: usize) -> String {
     let line_text = rest.lines().next().unwrap_or_default();
     let key = line_text.split('=').next().unwrap_or_default().trim();
     format!("line {line} (`{key}`)")
+}
+
+/// A PEM file of CA certificates: its bytes and its certificates, at least one.
+fn read_ca(path: &Path) -> Result<(Vec<u8>, Vec<reqwest::Certificate>), String> {
+    let pem = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let certs = reqwest::Certificate::from_pem_bundle(&pem)
+        .map_err(|e| format!("{} is not a PEM certificate file: {e}", path.display()))?;
+    if certs.is_empty() {
+        return Err(format!("{} holds no PEM certificate", path.display()));
+    }
+    Ok((pem, certs))
 }
 
 fn resolve(
@@ -418,8 +446,25 @@ fn resolve(
         .clone()
         .or(store_cfg.data_dir)
         .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
+    let store_ca_pem = match &store_cfg.ca_file {
+        Some(path) if matches!(&store, StoreKind::Redis(url) if url.starts_with("rediss://")) => {
+            Some(read_ca(path).map_err(|m| error("store.ca_file", m))?.0)
+        }
+        Some(_) => {
+            return Err(error("store.ca_file", "is only for a rediss:// store url".into()));
+        }
+        None => None,
+    };
     let link_ttl = Duration::from_secs(match store_cfg.link_ttl {
         Some(0) => return Err(error("store.link_ttl", "must be at least 1 second".into())),
+        Some(seconds) if seconds > MAX_LINK_TTL_SECS => {
+            return Err(error(
+                "store.link_ttl",
+                format!(
+                    "{seconds} seconds is over the longest link lifetime, {MAX_LINK_TTL_SECS} (30 days)"
+                ),
+            ));
+        }
         Some(seconds) => seconds,
         None => 3600,
     });
@@ -522,6 +567,18 @@ fn resolve(
         if timeout_ms == 0 {
             return Err(error(&format!("{key}.timeout_ms"), "must be at least 1".into()));
         }
+        let ca_certs = match &t.ca_file {
+            Some(path) => Some(read_ca(path).map_err(|m| error(&format!("{key}.ca_file"), m))?.1),
+            None => None,
+        };
+        if let Some(proxy) = &t.proxy
+            && let Err(e) = reqwest::Proxy::all(proxy)
+        {
+            return Err(error(
+                &format!("{key}.proxy"),
+                format!("`{proxy}` is not a proxy URL: {e}"),
+            ));
+        }
         tools.push(AppTool {
             name: t.name,
             title: t.title,
@@ -535,6 +592,8 @@ fn resolve(
             timeout: Duration::from_millis(timeout_ms),
             headers,
             response_cap: t.response_cap.unwrap_or(DEFAULT_RESPONSE_CAP),
+            ca_certs,
+            proxy: t.proxy,
         });
     }
     Ok(Settings {
@@ -553,6 +612,7 @@ fn resolve(
         data_dir,
         link_ttl,
         signing_keys_env: store_cfg.signing_keys_env,
+        store_ca_pem,
         offload_fallback_inline,
         auth_configured,
         anonymous: auth.anonymous,
@@ -623,6 +683,30 @@ mod tests {
                 "t.toml: tools[0].description: every tool needs a description",
             ),
             ("colour = 1", "t.toml: line 1 (`colour`): unknown field `colour`"),
+            (
+                "[store]\nlink_ttl = 2592001",
+                "t.toml: store.link_ttl: 2592001 seconds is over the longest link lifetime, 2592000 (30 days)",
+            ),
+            (
+                "[store]\nlink_ttl = 9223372036854775807",
+                "t.toml: store.link_ttl: 9223372036854775807 seconds is over the longest link lifetime",
+            ),
+            (
+                "[store]\nurl = \"redis://127.0.0.1/\"\nca_file = \"ca.pem\"",
+                "t.toml: store.ca_file: is only for a rediss:// store url",
+            ),
+            (
+                "[[tools]]\nname = \"a\"\ndescription = \"d\"\nendpoint = \"https://x\"\nca_file = \"/nonexistent/ca.pem\"",
+                "t.toml: tools[0].ca_file: cannot read /nonexistent/ca.pem: ",
+            ),
+            (
+                "[[tools]]\nname = \"a\"\ndescription = \"d\"\nendpoint = \"https://x\"\nca_file = \"Cargo.toml\"",
+                "t.toml: tools[0].ca_file: Cargo.toml holds no PEM certificate",
+            ),
+            (
+                "[[tools]]\nname = \"a\"\ndescription = \"d\"\nendpoint = \"http://x\"\nproxy = \"::\"",
+                "t.toml: tools[0].proxy: `::` is not a proxy URL",
+            ),
         ];
         for (text, expected) in cases {
             match from_text(text) {

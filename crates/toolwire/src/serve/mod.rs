@@ -22,6 +22,7 @@ use toolwire_mcp::{Gateway, GatewayConfig, McpServer, Principal, Registry};
 use toolwire_store::{KeySet, OpenError, StoreConfig, StoredResults};
 
 use crate::cmd::Failure;
+pub(crate) use config::MAX_LINK_TTL_SECS;
 use config::{Overrides, Settings, StoreKind};
 
 /// `toolwire serve` flags (each over the config file).
@@ -82,7 +83,10 @@ async fn open_store(settings: &Settings) -> Result<StoredResults, Failure> {
     let config = match &settings.store {
         StoreKind::Redb => StoreConfig::redb(&settings.data_dir),
         StoreKind::Memory => StoreConfig::Memory,
-        StoreKind::Redis(url) => StoreConfig::redis(url),
+        StoreKind::Redis(url) => match &settings.store_ca_pem {
+            Some(pem) => StoreConfig::redis_with_ca(url, pem.clone()),
+            None => StoreConfig::redis(url),
+        },
     };
     let keys = match &settings.signing_keys_env {
         Some(var) => {
@@ -189,6 +193,9 @@ async fn serve_http(server: McpServer, settings: &Settings) -> Result<(), Failur
     let app = axum::Router::new()
         .nest_service("/mcp", service)
         .layer(axum::middleware::from_fn_with_state(auth, auth::middleware));
+    if let Some(warning) = exposure_warning(settings, address) {
+        tracing::warn!("{warning}");
+    }
     tracing::info!("toolwire serving MCP on http://{address}/mcp");
     axum::serve(listener, app)
         .with_graceful_shutdown(async move {
@@ -197,6 +204,17 @@ async fn serve_http(server: McpServer, settings: &Settings) -> Result<(), Failur
         })
         .await
         .map_err(|e| Failure::check(format!("http: {e}")))
+}
+
+/// The warning due when requests without a token are served on an address other hosts can
+/// reach: anyone there can call every tool open to `anonymous`.
+fn exposure_warning(settings: &Settings, address: std::net::SocketAddr) -> Option<String> {
+    let anonymous = !settings.auth_configured || settings.anonymous;
+    (anonymous && !address.ip().is_loopback()).then(|| {
+        format!(
+            "anonymous access is served on {address}, which is not a loopback address: anyone who can reach it may call the tools open to anonymous; configure [[auth.tokens]] without [auth] anonymous, or listen on 127.0.0.1"
+        )
+    })
 }
 
 /// Ctrl-C or SIGTERM.
@@ -222,4 +240,37 @@ async fn shutdown_signal() {
         () = terminate => {}
     }
     tracing::info!("shutting down");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(config: bool, anonymous: bool) -> Settings {
+        let overrides = Overrides::default();
+        let Ok(mut s) = Settings::load(&overrides, &|_| None) else { panic!("defaults refused") };
+        s.auth_configured = config;
+        s.anonymous = anonymous;
+        s
+    }
+
+    #[test]
+    fn anonymous_access_on_a_non_loopback_address_is_warned_about() {
+        let open = "0.0.0.0:8080".parse().unwrap_or_else(|e| panic!("{e}"));
+        let lan = "192.168.1.5:8080".parse().unwrap_or_else(|e| panic!("{e}"));
+        let loopback = "127.0.0.1:8080".parse().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            exposure_warning(&settings(false, false), open).as_deref(),
+            Some(
+                "anonymous access is served on 0.0.0.0:8080, which is not a loopback address: anyone who can reach it may call the tools open to anonymous; configure [[auth.tokens]] without [auth] anonymous, or listen on 127.0.0.1"
+            )
+        );
+        assert!(exposure_warning(&settings(true, true), lan).is_some());
+        assert_eq!(exposure_warning(&settings(true, false), open), None);
+        assert_eq!(exposure_warning(&settings(false, false), loopback), None);
+        assert_eq!(
+            exposure_warning(&settings(true, true), "[::1]:9".parse().unwrap_or(loopback)),
+            None
+        );
+    }
 }

@@ -13,6 +13,12 @@ use serde_json::{Map, Value, json};
 
 pub mod scenario;
 
+/// Installs the ring rustls provider for this test process, as `toolwire` does in `main`:
+/// reqwest is built without a provider of its own, so building a client panics before this.
+pub fn install_tls_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 pub const REVISIONS: [&str; 5] =
     ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
 
@@ -45,6 +51,7 @@ impl Server {
 
     /// Like [`Server::start`] in a given directory (its `data` subdirectory is the data dir).
     pub fn start_in(dir: tempfile::TempDir, config: Option<&str>, envs: &[(&str, &str)]) -> Server {
+        install_tls_provider();
         let mut command = Command::new(env!("CARGO_BIN_EXE_toolwire"));
         command
             .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
@@ -155,6 +162,7 @@ impl HttpClient {
     /// Connects: `initialize` + `notifications/initialized` for handshake revisions (asserting
     /// the negotiated revision), nothing for 2026-07-28.
     pub fn connect(url: &str, revision: &'static str, token: Option<&str>) -> HttpClient {
+        install_tls_provider();
         let mut client = HttpClient {
             http: reqwest::blocking::Client::builder()
                 .timeout(Duration::from_secs(60))

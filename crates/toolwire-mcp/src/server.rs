@@ -217,7 +217,7 @@ fn invalid_arguments(tool: &str, violations: Vec<(String, String)>) -> ToolResul
 }
 
 impl McpServer {
-    async fn run_tool(
+    pub(crate) async fn run_tool(
         &self,
         tool: &RegisteredTool,
         arguments: Value,
@@ -256,14 +256,18 @@ impl McpServer {
         revision: McpRevision,
         principal: &Principal,
         query: Query,
+        request_state: Option<&str>,
     ) -> Result<Output, ErrorData> {
         let config = &self.gateway.config;
         let now = now();
         let input_schema = tool.spec.input_schema.as_ref().unwrap_or(&Value::Null);
-        let cx = RenderContext::new(&tool.spec.name, now)
+        let mut cx = RenderContext::new(&tool.spec.name, now)
             .output(&tool.output)
             .input_schema(input_schema)
             .query(query);
+        if let Some(sealed) = request_state {
+            cx = cx.request_state(sealed);
+        }
         let rendered = config
             .mapper
             .render(result, Target::Mcp(revision), config.phase, &cx)
@@ -394,11 +398,15 @@ impl rmcp::ServerHandler for McpServer {
             return Err(refusal);
         }
         let principal = principal_of(&ctx, &self.gateway);
-        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
         let query = Query::new(&name, arguments.clone());
+        let rounds =
+            crate::input::Rounds::open(self, &ctx, &request, revision, &principal, &arguments)?;
         let context = CallContext::new(&name, principal.clone(), revision, ctx.id.to_string())
-            .with_request(ctx.clone());
-        let result = match self.run_tool(&tool, arguments, context).await {
+            .with_request(ctx.clone())
+            .with_client_capabilities(rounds.asks())
+            .with_input(rounds.round());
+        let result = match rounds.run(self, &tool, arguments, context).await {
             Ok(result) => result,
             Err(error) => {
                 tracing::info!(
@@ -417,7 +425,20 @@ impl rmcp::ServerHandler for McpServer {
             let count = self.gateway.legacy.bump();
             tracing::info!(tool = %log_safe(&name), legacy_results = count, "served a hand-built legacy result");
         }
-        let outcome = self.render(&tool, &result, revision, &principal, query).await?;
+        let sealed = rounds.seal(&result)?;
+        let outcome =
+            self.render(&tool, &result, revision, &principal, query, sealed.as_deref()).await?;
+        if let Some(input_required) = crate::input::Rounds::response(&result, &outcome, revision) {
+            tracing::info!(
+                tool = %name,
+                revision = revision.as_str(),
+                outcome = "input_required",
+                bytes = outcome.size(),
+                duration_ms = started.elapsed().as_millis() as u64,
+                "tools/call"
+            );
+            return input_required.map_err(|e| internal(&name, &e));
+        }
         let mut wire: CallToolResult = serde_json::from_str(outcome.json()).map_err(|e| {
             internal(&name, &format!("rendered result is not a CallToolResult: {e}"))
         })?;
@@ -555,7 +576,7 @@ impl rmcp::ServerHandler for McpServer {
         _ctx: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let fixtures = self.fixtures::<rmcp::model::GetPromptRequestMethod>()?;
-        fixtures.prompt(&request).map(GetPromptResponse::Complete)
+        fixtures.prompt_response(&request)
     }
 
     async fn complete(

@@ -1,7 +1,8 @@
 //! App tools: tools that already exist as HTTP endpoints, bridged from `toolwire.toml`.
 //!
 //! toolwire POSTs `{"tool", "arguments", "context": {"principal", "privileges",
-//! "protocolVersion", "requestId"}}` and reads the answer: a 2xx JSON answer must parse (v1
+//! "protocolVersion", "requestId"}}` (plus `"input": {"responses", "state"}` on the retry of an
+//! app that asked for input) and reads the answer: a 2xx JSON answer must parse (v1 or v2
 //! document, legacy envelope, or other JSON passed through); every misbehaviour becomes an
 //! `upstream_unavailable` failure whose message says what to check, and the gateway keeps
 //! serving. Redirects are never followed, a proxy is used only when configured, and `https://`
@@ -212,7 +213,7 @@ impl Endpoint {
     ) -> Result<ToolResult, String> {
         let tool = &self.tool;
         let privileges: Vec<&str> = context.principal().privileges().collect();
-        let body = json!({
+        let mut body = json!({
             "tool": tool.name,
             "arguments": arguments,
             "context": {
@@ -222,6 +223,10 @@ impl Endpoint {
                 "requestId": context.request_id(),
             }
         });
+        // The retry of an app that asked for input (a v2 answer with `inputRequired`).
+        if let (Some(input), Value::Object(body)) = (retry_input(context), &mut body) {
+            body.insert("input".into(), input);
+        }
         let response = self
             .client
             .post(&tool.endpoint)
@@ -330,6 +335,20 @@ impl Endpoint {
         }
         Ok(bytes)
     }
+}
+
+/// `{"responses": {…}, "state": …}` of the round before, when there was one.
+fn retry_input(context: &CallContext) -> Option<Value> {
+    let round = context.input();
+    if round.is_empty() {
+        return None;
+    }
+    let mut input = serde_json::Map::new();
+    input.insert("responses".into(), Value::Object(round.responses().clone()));
+    if let Some(state) = round.state() {
+        input.insert("state".into(), state.clone());
+    }
+    Some(Value::Object(input))
 }
 
 fn seconds(duration: Duration) -> String {

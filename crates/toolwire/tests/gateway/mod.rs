@@ -22,7 +22,7 @@ pub fn install_tls_provider() {
 pub const REVISIONS: [&str; 5] =
     ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
 
-pub const DEMO_TOOLS: [&str; 7] = [
+pub const DEMO_TOOLS: [&str; 9] = [
     "catalog_search",
     "catalog_get",
     "catalog_count",
@@ -30,6 +30,8 @@ pub const DEMO_TOOLS: [&str; 7] = [
     "catalog_export",
     "catalog_chart",
     "legacy_echo",
+    "catalog_confirm_price",
+    "catalog_describe",
 ];
 
 /// A running `toolwire serve` over HTTP, killed on drop.
@@ -226,7 +228,14 @@ impl HttpClient {
     /// Like [`HttpClient::request`], with the HTTP status.
     pub fn answer(&mut self, method: &str, mut params: Value) -> Answer {
         if self.revision == "2026-07-28" {
-            params.as_object_mut().unwrap().insert("_meta".into(), meta_2026());
+            // `_meta` keys the caller set (client capabilities, say) win over the defaults.
+            let mut meta = meta_2026();
+            if let Some(Value::Object(own)) = params.get("_meta") {
+                for (key, value) in own {
+                    meta[key] = value.clone();
+                }
+            }
+            params.as_object_mut().unwrap().insert("_meta".into(), meta);
         }
         let id = self.next_id;
         self.next_id += 1;
@@ -298,7 +307,14 @@ impl StdioClient {
 
     pub fn request(&mut self, method: &str, mut params: Value) -> Value {
         if self.revision == "2026-07-28" {
-            params.as_object_mut().unwrap().insert("_meta".into(), meta_2026());
+            // `_meta` keys the caller set (client capabilities, say) win over the defaults.
+            let mut meta = meta_2026();
+            if let Some(Value::Object(own)) = params.get("_meta") {
+                for (key, value) in own {
+                    meta[key] = value.clone();
+                }
+            }
+            params.as_object_mut().unwrap().insert("_meta".into(), meta);
         }
         let id = self.next_id;
         self.next_id += 1;

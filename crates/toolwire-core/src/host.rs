@@ -198,6 +198,59 @@ impl HostProfiles {
     }
 }
 
+/// The preview of the data an offload stub carries for a host with a cap: at most this many
+/// bytes of the data's JSON.
+pub const PREVIEW_BYTES: usize = 2048;
+
+/// The name of the tool the gateway offers hosts that cannot follow links.
+pub const READ_RESULT_TOOL: &str = "read_result";
+
+/// How the model reads a stored result at `uri`: `resources/read`, or, for a host that cannot
+/// follow links, the `read_result` tool (the arguments spelled out, so the model can copy them).
+pub fn read_instruction(uri: &str, reads_links: bool) -> String {
+    if reads_links {
+        "read it with resources/read".to_owned()
+    } else {
+        let mut arguments = String::from("{\"uri\":");
+        crate::json::write_str(&mut arguments, uri);
+        arguments.push('}');
+        format!("read it by calling the tool {READ_RESULT_TOOL} with {arguments}")
+    }
+}
+
+/// Whether `result` is a success that is data alone: nothing but the data (no summary, parts,
+/// stored links, dry run, pagination or extension metadata). Only such a result keeps its
+/// `structuredContent` for a structured reader, which would see nothing else.
+pub(crate) fn is_data_alone(result: &crate::ToolResult) -> bool {
+    let meta = result.meta();
+    result.is_success()
+        && result.data().is_some()
+        && result.summary().is_none()
+        && result.parts().is_empty()
+        && result.stored_links().is_empty()
+        && meta.dry_run.is_none()
+        && meta.pagination.is_none()
+        && meta.extensions.is_empty()
+}
+
+/// The text of the data preview: the data's compact JSON cut to `max` bytes (at most
+/// [`PREVIEW_BYTES`]), saying whether it was cut.
+pub(crate) fn data_preview(data_json: &str, max: usize) -> String {
+    let max = max.min(PREVIEW_BYTES);
+    if data_json.len() <= max {
+        return format!("Data preview (complete): {data_json}");
+    }
+    let mut end = max;
+    while !data_json.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "Data preview (cut: the first {end} of {} bytes of its JSON): {}…",
+        data_json.len(),
+        &data_json[..end]
+    )
+}
+
 /// The text a host that reads `reads` gives the model for the `CallToolResult`
 /// `call_tool_result`.
 ///

@@ -30,6 +30,7 @@
 //! ```
 
 pub mod conformance;
+mod hosts;
 mod publish;
 mod registry;
 mod server;

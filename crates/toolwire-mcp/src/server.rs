@@ -24,6 +24,7 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
+use toolwire_core::host::{HostProfile, HostProfiles, READ_RESULT_TOOL};
 use toolwire_core::{
     MapperConfig, McpRevision, NeedsOffload, Output, OutputMapper, Phase, Query, RenderContext,
     Rendered, Target, Timestamp, ToolError, ToolResult,
@@ -34,6 +35,7 @@ use toolwire_store::{
 };
 
 use crate::conformance::Conformance;
+use crate::hosts;
 use crate::registry::{CallContext, Principal, RegisteredTool, Registry};
 
 /// The template of stored-result links (`resources/templates/list`).
@@ -60,6 +62,8 @@ pub struct GatewayConfig {
     pub stored: StoredResults,
     /// The conformance fixtures' resources, prompts and completions (`serve --conformance`).
     pub conformance: Option<Conformance>,
+    /// The host profiles requests are rendered for, picked by `clientInfo.name` (DESIGN §11).
+    pub hosts: HostProfiles,
 }
 
 impl GatewayConfig {
@@ -74,6 +78,7 @@ impl GatewayConfig {
             default_principal: Principal::anonymous(),
             stored,
             conformance: None,
+            hosts: HostProfiles::builtin(),
         }
     }
 
@@ -95,6 +100,7 @@ impl std::fmt::Debug for GatewayConfig {
             .field("offload_fallback_inline", &self.offload_fallback_inline)
             .field("default_principal", &self.default_principal)
             .field("stored", &self.stored)
+            .field("hosts", &self.hosts)
             .finish()
     }
 }
@@ -251,6 +257,7 @@ impl McpServer {
         revision: McpRevision,
         principal: &Principal,
         query: Query,
+        host: &HostProfile,
     ) -> Result<Output, ErrorData> {
         let config = &self.gateway.config;
         let now = now();
@@ -258,7 +265,8 @@ impl McpServer {
         let cx = RenderContext::new(&tool.spec.name, now)
             .output(&tool.output)
             .input_schema(input_schema)
-            .query(query);
+            .query(query)
+            .host(host);
         let rendered = config
             .mapper
             .render(result, Target::Mcp(revision), config.phase, &cx)
@@ -297,6 +305,35 @@ impl McpServer {
     }
 }
 
+impl McpServer {
+    /// Whether `host` is offered `read_result` (it cannot follow links, and no registered
+    /// tool has that name).
+    fn offers_read_result(&self, host: &HostProfile) -> bool {
+        !host.reads_links && self.gateway.registry.get(READ_RESULT_TOOL).is_none()
+    }
+
+    async fn read_result(
+        &self,
+        request: CallToolRequestParams,
+        ctx: &RequestContext<RoleServer>,
+        revision: McpRevision,
+        host: &HostProfile,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let principal = principal_of(ctx, &self.gateway);
+        let arguments = request.arguments.unwrap_or_default();
+        let config = &self.gateway.config;
+        let output =
+            hosts::read_result(config, &arguments, principal.name(), revision, host, now())
+                .await
+                .map_err(|why| internal(READ_RESULT_TOOL, &why))?;
+        let mut wire: CallToolResult = serde_json::from_str(output.json()).map_err(|e| {
+            internal(READ_RESULT_TOOL, &format!("rendered result is not a CallToolResult: {e}"))
+        })?;
+        wire.result_type = (revision >= McpRevision::V2026_07_28).then_some(ResultType::COMPLETE);
+        Ok(CallToolResponse::Complete(wire))
+    }
+}
+
 fn internal(tool: &str, why: &str) -> ErrorData {
     tracing::error!(%tool, reason = %why, "tool call failed with an internal error");
     ErrorData::internal_error(format!("tool {tool} failed with an internal error"), None)
@@ -321,12 +358,17 @@ impl rmcp::ServerHandler for McpServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let revision = revision_of(&ctx)?;
-        let tools = self
+        let host = hosts::host_of(&ctx, &self.gateway.config.hosts);
+        let mut tools: Vec<rmcp::model::Tool> = self
             .gateway
             .registry
             .iter()
-            .filter_map(|tool| tool.definition(revision).cloned())
+            .filter_map(|tool| tool.definition(revision))
+            .map(|definition| hosts::definition_for(definition, host))
             .collect();
+        if self.offers_read_result(host) {
+            tools.extend(hosts::read_result_definition(revision));
+        }
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -338,6 +380,10 @@ impl rmcp::ServerHandler for McpServer {
         let started = Instant::now();
         let revision = revision_of(&ctx)?;
         let name = request.name.to_string();
+        let host = hosts::host_of(&ctx, &self.gateway.config.hosts);
+        if name == READ_RESULT_TOOL && self.offers_read_result(host) {
+            return self.read_result(request, &ctx, revision, host).await;
+        }
         let Some(tool) = self.gateway.registry.get(&name).cloned() else {
             tracing::info!(tool = %name, revision = revision.as_str(), outcome = "unknown_tool", "tools/call");
             return Err(ErrorData::invalid_params(format!("Unknown tool: {name}"), None));
@@ -369,7 +415,7 @@ impl rmcp::ServerHandler for McpServer {
             let count = self.gateway.legacy.bump();
             tracing::info!(tool = %name, legacy_results = count, "served a hand-built legacy result");
         }
-        let outcome = self.render(&tool, &result, revision, &principal, query).await?;
+        let outcome = self.render(&tool, &result, revision, &principal, query, host).await?;
         let mut wire: CallToolResult = serde_json::from_str(outcome.json()).map_err(|e| {
             internal(&name, &format!("rendered result is not a CallToolResult: {e}"))
         })?;

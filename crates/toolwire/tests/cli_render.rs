@@ -216,3 +216,63 @@ fn toolwire_validate_accepts_what_render_prints() {
         }
     }
 }
+
+/// Renders `input` for every built-in host on two revisions and both phases.
+fn host_renders(input: &str, extra: &[&str]) -> String {
+    let mut snapshot = String::new();
+    for host in
+        ["generic", "claude-code", "vscode", "codex", "claude-desktop", "kimi-code", "open-webui"]
+    {
+        for target in ["mcp-2025-11-25", "mcp-2026-07-28"] {
+            for phase in ["compat", "spec"] {
+                let args =
+                    [&["--target", target, "--phase", phase, "--host", host, "--now", NOW], extra]
+                        .concat();
+                let out = run(&args, input, &[]);
+                assert_eq!(out.status.code(), Some(0), "{host} {target}: {}", stderr(&out));
+                snapshot.push_str(&format!("{host} {target} {phase}:\n{}", stdout(&out)));
+            }
+        }
+    }
+    snapshot
+}
+
+#[test]
+fn host_renders_of_a_dry_run() {
+    let input = r#"{"success":true,"data":{"id":5,"name":"Walnut chair 5","oldPrice":400.95,"newPrice":12.5},"_meta":{"summary":"Dry run: the price would change; nothing was changed.","dryRun":true}}"#;
+    insta::assert_snapshot!("host_dry_run", host_renders(input, &[]));
+}
+
+#[test]
+fn host_renders_of_data_alone() {
+    insta::assert_snapshot!("host_data_alone", host_renders(r#"{"success":true,"data":42}"#, &[]));
+}
+
+#[test]
+fn host_renders_of_a_result_over_a_host_cap() {
+    let rows: Vec<String> = (0..3000).map(|i| format!("{{\"id\":{i}}}")).collect();
+    let input = format!("{{\"success\":true,\"data\":[{}]}}", rows.join(","));
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = dir.path().to_string_lossy().into_owned();
+    let out = run(
+        &["--target", "mcp-2025-11-25", "--host", "claude-code", "--now", NOW, "--data-dir", &dir],
+        &input,
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.len() <= 75_000, "{}", text.len());
+    assert!(text.contains("Data preview (cut: the first 2048 of"), "{text}");
+    let generic = run(&["--target", "mcp-2025-11-25", "--now", NOW], &input, &[]);
+    assert_eq!(generic.status.code(), Some(0), "the revision's own limit is not reached");
+}
+
+#[test]
+fn unknown_hosts_are_refused_with_the_names() {
+    let out = run(&["--target", "mcp-2025-11-25", "--host", "emacs"], "{\"success\":true}", &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "toolwire: --host: unknown host `emacs`; expected generic, claude-code, vscode, codex, claude-desktop, kimi-code, open-webui\n"
+    );
+}

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::Value;
+use toolwire_core::host::{HostProfile, HostProfiles};
 use toolwire_core::{McpRevision, Phase, Shape, ValidationMode};
 
 /// The default listen address.
@@ -48,6 +49,9 @@ pub struct FileConfig {
     /// App tools.
     #[serde(default)]
     pub tools: Vec<AppToolConfig>,
+    /// `[[hosts]]`: host profiles added to, or replacing, the built-in ones (DESIGN §11).
+    #[serde(default)]
+    pub hosts: Vec<HostProfile>,
 }
 
 /// `[limits]`: bytes per target.
@@ -267,6 +271,8 @@ pub struct Settings {
     pub tokens: Vec<Token>,
     /// App tools.
     pub tools: Vec<AppTool>,
+    /// The host profiles: the built-in ones with `[[hosts]]` applied.
+    pub hosts: HostProfiles,
 }
 
 /// What the command line says (each `None` leaves the file's value).
@@ -537,6 +543,7 @@ fn resolve(
             response_cap: t.response_cap.unwrap_or(DEFAULT_RESPONSE_CAP),
         });
     }
+    let hosts = host_profiles(parsed.hosts, file.as_deref())?;
     Ok(Settings {
         file,
         phase,
@@ -558,7 +565,37 @@ fn resolve(
         anonymous: auth.anonymous,
         tokens,
         tools,
+        hosts,
     })
+}
+
+/// The built-in host profiles with the `[[hosts]]` entries applied; a cap below what an
+/// offload stub needs is refused.
+fn host_profiles(
+    entries: Vec<HostProfile>,
+    file: Option<&Path>,
+) -> Result<HostProfiles, ConfigError> {
+    let mut hosts = HostProfiles::builtin();
+    for (i, entry) in entries.into_iter().enumerate() {
+        let error = |message: String| ConfigError {
+            file: file.map(Path::to_owned),
+            key: format!("hosts[{i}]"),
+            message,
+        };
+        if entry.name.is_empty() {
+            return Err(error("`name` must not be empty".into()));
+        }
+        if let Some(cap) = entry.max_result_bytes
+            && cap < toolwire_core::mapper::MIN_OFFLOAD_LIMIT
+        {
+            return Err(error(format!(
+                "`max_result_bytes` = {cap} is below {} bytes, the least an offload stub needs",
+                toolwire_core::mapper::MIN_OFFLOAD_LIMIT
+            )));
+        }
+        hosts.insert(entry);
+    }
+    Ok(hosts)
 }
 
 #[cfg(test)]

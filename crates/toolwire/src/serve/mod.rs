@@ -140,6 +140,7 @@ async fn serve(settings: Settings, fixtures: Option<Conformance>) -> Result<(), 
     config.default_principal =
         if settings.stdio { Principal::local() } else { Principal::anonymous() };
     config.conformance = fixtures;
+    config.hosts = settings.hosts.clone();
     let tools = registry.len();
     let gateway = Gateway::new(registry, config);
     let server = McpServer::new(gateway.clone());

@@ -433,14 +433,13 @@ fn a2a_0_3_wraps_non_object_data_and_1_0_does_not() {
         value(render(&result, Target::A2a(toolwire_core::A2aVersion::V0_3), Phase::Compat).json());
     assert_eq!(
         v03.pointer("/artifacts/0/parts/0"),
-        Some(&json!({"kind": "data", "data": {"result": [1]}}))
+        Some(
+            &json!({"kind": "data", "data": {"value": [1]}, "metadata": {"data_part_compat": true}})
+        )
     );
     let v10 =
         value(render(&result, Target::A2a(toolwire_core::A2aVersion::V1_0), Phase::Compat).json());
-    assert_eq!(
-        v10.pointer("/artifacts/0/parts/0"),
-        Some(&json!({"data": [1], "mediaType": "application/json"}))
-    );
+    assert_eq!(v10.pointer("/artifacts/0/parts/0"), Some(&json!({"data": [1]})));
 }
 
 #[test]

@@ -7,6 +7,7 @@ mod auth;
 mod config;
 mod demo;
 mod png;
+mod sessions;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -181,14 +182,12 @@ async fn serve_http(server: McpServer, settings: &Settings) -> Result<(), Failur
         .with_allowed_hosts(settings.allowed_hosts.iter().cloned())
         .with_allowed_origins(settings.allowed_origins.iter().cloned())
         .with_cancellation_token(stop.child_token());
-    let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
+    let sessions = Arc::new(LocalSessionManager::default());
+    let service = StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config);
     let auth = Arc::new(auth::Auth::from_settings(settings));
     let app = axum::Router::new()
         .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn_with_state(sessions, sessions::delete_status))
         .layer(axum::middleware::from_fn_with_state(auth, auth::middleware));
     tracing::info!("toolwire serving MCP on http://{address}/mcp");
     axum::serve(listener, app)

@@ -146,7 +146,7 @@ pub struct HttpClient {
     http: reqwest::blocking::Client,
     url: String,
     pub revision: &'static str,
-    session: Option<String>,
+    pub session: Option<String>,
     token: Option<String>,
     next_id: u64,
     client_name: &'static str,

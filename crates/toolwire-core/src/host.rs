@@ -124,7 +124,7 @@ const BUILTINS: [Builtin; 7] = [
     Builtin("claude-code", &["claude-code"], Reads::Structured, Some(CLAUDE_CODE_CAP), true),
     Builtin(
         "vscode",
-        &["Visual Studio Code", "Visual Studio Code - Insiders"],
+        &["Visual Studio Code", "Visual Studio Code - Insiders", "vscode"],
         Reads::Structured,
         None,
         true,

@@ -124,15 +124,7 @@ async fn read_page(
     revision: McpRevision,
     budget: usize,
 ) -> ToolResult {
-    let read = toolwire_store::read_resource(
-        &config.stored,
-        &args.uri,
-        principal,
-        revision,
-        chrono::Utc::now(),
-    )
-    .await;
-    let read = match read {
+    let read = match config.read_stored(&args.uri, principal, revision).await {
         Ok(read) => read,
         Err(ReadError::NotFound { .. }) => {
             return ToolResult::failure(ToolError::new(

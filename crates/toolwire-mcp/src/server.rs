@@ -90,6 +90,19 @@ impl GatewayConfig {
     }
 }
 
+impl GatewayConfig {
+    /// The `resources/read` result of a stored result's `uri`, read now by `principal`.
+    pub(crate) async fn read_stored(
+        &self,
+        uri: &str,
+        principal: &str,
+        revision: McpRevision,
+    ) -> Result<toolwire_store::ReadResourceResult, ReadError> {
+        toolwire_store::read_resource(&self.stored, uri, principal, revision, chrono::Utc::now())
+            .await
+    }
+}
+
 impl std::fmt::Debug for GatewayConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GatewayConfig")
@@ -501,15 +514,7 @@ impl rmcp::ServerHandler for McpServer {
         if let Some(fixture) = self.gateway.config.conformance.as_ref().and_then(|f| f.read(&uri)) {
             return Ok(ReadResourceResponse::Complete(fixture));
         }
-        let read = toolwire_store::read_resource(
-            &self.gateway.config.stored,
-            &uri,
-            principal.name(),
-            revision,
-            chrono::Utc::now(),
-        )
-        .await;
-        let read = match read {
+        let read = match self.gateway.config.read_stored(&uri, principal.name(), revision).await {
             Ok(read) => read,
             // Every refusal is the same not-found; rmcp turns -32002 into -32602 for 2026 peers.
             Err(ReadError::NotFound { .. }) => {

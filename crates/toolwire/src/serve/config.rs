@@ -660,6 +660,18 @@ mod tests {
                 "t.toml: tools[0].description: every tool needs a description",
             ),
             ("colour = 1", "t.toml: line 1 (`colour`): unknown field `colour`"),
+            (
+                "[[hosts]]\nname = \"h\"\nreads = \"content\"\nmax_result_bytes = 100",
+                "t.toml: hosts[0]: `max_result_bytes` = 100 is below 4096 bytes",
+            ),
+            (
+                "[[hosts]]\nname = \"\"\nreads = \"both\"",
+                "t.toml: hosts[0]: `name` must not be empty",
+            ),
+            (
+                "[[hosts]]\nname = \"h\"\nreads = \"all\"",
+                "t.toml: line 3 (`reads`): unknown variant `all`",
+            ),
         ];
         for (text, expected) in cases {
             match from_text(text) {
@@ -667,6 +679,17 @@ mod tests {
                 Err(e) => assert!(e.to_string().starts_with(expected), "{e} vs {expected}"),
             }
         }
+    }
+
+    #[test]
+    fn hosts_add_and_override_the_built_in_profiles() {
+        let text = "[[hosts]]\nname = \"codex\"\nclient_names = [\"codex-mcp-client\"]\nreads = \"both\"\n\n[[hosts]]\nname = \"mine\"\nclient_names = [\"mine\"]\nreads = \"content\"\nmax_result_bytes = 8192";
+        let Ok(s) = from_text(text) else { panic!("refused {text}") };
+        let codex = s.hosts.for_client(Some("codex-mcp-client"));
+        assert_eq!((codex.name.as_str(), codex.reads_links), ("codex", true));
+        let mine = s.hosts.for_client(Some("MINE"));
+        assert_eq!((mine.name.as_str(), mine.max_result_bytes), ("mine", Some(8192)));
+        assert_eq!(s.hosts.for_client(Some("claude-code")).name, "claude-code");
     }
 
     #[test]

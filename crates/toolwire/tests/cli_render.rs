@@ -83,7 +83,7 @@ fn prefix_tool_and_ids_are_used() {
     );
     assert_eq!(
         stdout(&out),
-        "{\"id\":\"t9\",\"contextId\":\"c9\",\"status\":{\"state\":\"TASK_STATE_COMPLETED\",\"timestamp\":\"2026-11-29T10:00:00Z\"},\"artifacts\":[{\"artifactId\":\"t9-result\",\"name\":\"catalog_get\",\"parts\":[{\"data\":{\"id\":7},\"mediaType\":\"application/json\"}],\"metadata\":{\"com.acme/generatedAt\":\"2026-11-29T10:00:00Z\"}}]}\n"
+        "{\"id\":\"t9\",\"contextId\":\"c9\",\"status\":{\"state\":\"TASK_STATE_COMPLETED\",\"timestamp\":\"2026-11-29T10:00:00Z\"},\"artifacts\":[{\"artifactId\":\"t9-result\",\"name\":\"catalog_get\",\"parts\":[{\"data\":{\"id\":7}}],\"metadata\":{\"com.acme/generatedAt\":\"2026-11-29T10:00:00Z\"}}]}\n"
     );
 }
 

@@ -7,6 +7,7 @@
 
 pub mod error;
 pub mod grammar;
+pub mod host;
 pub mod input;
 mod json;
 pub mod layout;
@@ -23,6 +24,7 @@ pub mod timestamp;
 pub mod v1;
 
 pub use error::{ErrorCode, ToolError};
+pub use host::{HostProfile, HostProfiles, Reads, model_view};
 pub use input::{Confirmation, Elicited, InputRequest, InputRequired, InputRound};
 pub use link::StoredLink;
 pub use mapper::{

@@ -18,6 +18,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::grammar;
+use crate::host::{self, HostProfile, Reads};
 use crate::layout::{DataSchema, Declared, Layout};
 use crate::link::StoredLink;
 use crate::lower::{self, a2a, legacy, mcp};
@@ -181,6 +182,7 @@ pub struct RenderContext<'a> {
     task_id: &'a str,
     context_id: &'a str,
     request_state: Option<&'a str>,
+    host: Option<&'a HostProfile>,
 }
 
 impl<'a> RenderContext<'a> {
@@ -196,6 +198,7 @@ impl<'a> RenderContext<'a> {
             task_id: "task-1",
             context_id: "context-1",
             request_state: None,
+            host: None,
         }
     }
 
@@ -204,6 +207,22 @@ impl<'a> RenderContext<'a> {
     pub fn request_state(mut self, sealed: &'a str) -> Self {
         self.request_state = Some(sealed);
         self
+    }
+
+    /// The host the result is for (DESIGN §11); without it: the `generic` rendering.
+    pub fn host(mut self, profile: &'a HostProfile) -> Self {
+        self.host = Some(profile);
+        self
+    }
+
+    /// Whether the host reads only `structuredContent` when present.
+    fn structured_reader(&self) -> bool {
+        self.host.is_some_and(|h| h.reads == Reads::Structured)
+    }
+
+    /// Whether the host can follow links.
+    fn reads_links(&self) -> bool {
+        self.host.is_none_or(|h| h.reads_links)
     }
 
     /// The tool's declared output (schema and shape); without it: data shape, no schema.
@@ -330,6 +349,9 @@ struct StubPlan {
     query: Option<Query>,
     generated_at: Timestamp,
     expires_at: Option<Timestamp>,
+    reads_links: bool,
+    /// The data's JSON, for the preview a capped host's stub carries.
+    preview: Option<String>,
 }
 
 impl NeedsOffload {
@@ -421,6 +443,7 @@ impl StubPlan {
                 task_id: &self.task_id,
                 context_id: &self.context_id,
                 request_state: None,
+                reads_links: self.reads_links,
             },
         )
     }
@@ -433,13 +456,14 @@ impl StubPlan {
             1 => (Some(256), Some(256), Some(256)),
             _ => (None, None, Some(128)),
         };
+        let how = host::read_instruction(&link.uri, self.reads_links);
         let mut error = self.error.clone();
         if error.is_none() && self.publishes_schema {
             let until = link.expires_at.map(|at| format!(" until {at}")).unwrap_or_default();
             error = Some(ToolError::new(
                 ErrorCode::ResultTooLarge,
                 format!(
-                    "The result of {size} bytes exceeds the limit of {limit} bytes. It is stored at {}{until}; read it with resources/read.",
+                    "The result of {size} bytes exceeds the limit of {limit} bytes. It is stored at {}{until}; {how}.",
                     link.uri
                 ),
             ));
@@ -451,8 +475,13 @@ impl StubPlan {
         let mut stub = ToolResult::from_parts(None, error);
         stub.summary = Some(match (&self.summary, summary_cut) {
             (Some(summary), Some(cut)) => cut_str(summary, cut),
-            _ => format!("The full result is stored at {}; read it with resources/read.", link.uri),
+            _ => format!("The full result is stored at {}; {how}.", link.uri),
         });
+        // The preview shrinks with the other cuts: 2 KiB, then 512 bytes, then none.
+        let preview_cut = [Some(host::PREVIEW_BYTES), Some(512), None][level.min(2)];
+        if let (Some(data_json), Some(cut)) = (&self.preview, preview_cut) {
+            stub.parts.push(crate::part::Part::text(host::data_preview(data_json, cut)));
+        }
         stub.stored_links.push(link.clone());
         stub.meta.response_size = Some(size as u64);
         stub.meta.query = match query_cut {
@@ -509,6 +538,8 @@ struct Ids<'a> {
     task_id: &'a str,
     context_id: &'a str,
     request_state: Option<&'a str>,
+    /// The host can follow links.
+    reads_links: bool,
 }
 
 fn lower_layout(
@@ -531,6 +562,7 @@ fn lower_layout(
                 prefix: &config.prefix,
                 server_name: &config.server_name,
                 server_version: &config.server_version,
+                reads_links: ids.reads_links,
             };
             if layout.result().is_input_required() {
                 mcp::render_input_required(&mut out, layout, ids.request_state, &settings);
@@ -609,7 +641,9 @@ impl OutputMapper {
         let declared = ctx.declared();
         let generated_at = result.meta().generated_at.unwrap_or(ctx.now);
         let mut layout = Layout::new(result, phase, declared, generated_at, ctx.input_schema);
-        if omit_structured {
+        // A structured reader sees nothing but `structuredContent` when it is present: it is
+        // sent only when it is the whole result (DESIGN §11).
+        if omit_structured || (ctx.structured_reader() && !host::is_data_alone(result)) {
             layout = layout.without_structured();
         }
         let ids = Ids {
@@ -617,11 +651,20 @@ impl OutputMapper {
             task_id: ctx.task_id,
             context_id: ctx.context_id,
             request_state: ctx.request_state,
+            reads_links: ctx.reads_links(),
         };
         let json = lower_layout(&layout, target, &self.config, &ids);
         let full = Output { json, is_error: result.is_failure(), offloaded: false, warnings };
+        let host_cap = match target {
+            Target::Mcp(_) => ctx.host.and_then(|h| h.max_result_bytes),
+            _ => None,
+        };
+        let limit = match (self.config.limit(target), host_cap) {
+            (Some(limit), Some(cap)) => Some(limit.min(cap)),
+            (limit, cap) => limit.or(cap),
+        };
         // A request for input is never offloaded: the client must read it to go on.
-        let Some(limit) = self.config.limit(target).filter(|_| !result.is_input_required()) else {
+        let Some(limit) = limit.filter(|_| !result.is_input_required()) else {
             return Ok(Rendered::Complete(full));
         };
         if full.size() <= limit {
@@ -638,7 +681,9 @@ impl OutputMapper {
             phase,
             config: self.config.clone(),
             declared,
-            publishes_schema: ctx.output.is_some_and(|o| o.declared().is_some()),
+            // No outputSchema is published to a structured reader.
+            publishes_schema: ctx.output.is_some_and(|o| o.declared().is_some())
+                && !ctx.structured_reader(),
             tool_name: ctx.tool_name.to_owned(),
             task_id: ctx.task_id.to_owned(),
             context_id: ctx.context_id.to_owned(),
@@ -647,6 +692,8 @@ impl OutputMapper {
             query: result.meta().query.clone().or_else(|| ctx.query.clone()),
             generated_at,
             expires_at: result.meta().expires_at,
+            reads_links: ctx.reads_links(),
+            preview: host_cap.and(layout.data_json()).map(str::to_owned),
         });
         Ok(Rendered::NeedsOffload(NeedsOffload { v1, limit, full, plan }))
     }

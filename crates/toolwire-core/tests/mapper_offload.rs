@@ -189,7 +189,14 @@ fn stub_without_schema_is_a_plain_success_with_the_link() {
             .and_then(Value::as_str)
             .is_some_and(|t| t.starts_with("{\"_meta\":{\"dev.toolwire/responseSize\":"))
     );
-    assert_eq!(wire.pointer("/content/2/type"), Some(&json!("resource_link")));
+    assert_eq!(
+        wire.pointer("/content/2/text"),
+        Some(&json!(format!(
+            "Full result stored at {} (70000 bytes, application/json); read it with resources/read.",
+            fixed_link().uri
+        )))
+    );
+    assert_eq!(wire.pointer("/content/3/type"), Some(&json!("resource_link")));
     assert!(!out.json().contains("xxxxxxxx"));
 }
 

@@ -365,6 +365,7 @@ fn synth_stored_link_block_and_fallback() {
     assert_eq!(
         content(&with_note, mcp("mcp-2025-06-18")),
         vec![
+            json!({"type": "text", "text": "Full result stored at toolwire://results/abc?exp=1&kid=k&sig=s (2048 bytes, application/json); read it with resources/read."}),
             json!({"type": "resource_link", "uri": "toolwire://results/abc?exp=1&kid=k&sig=s", "name": "result-abc.json", "title": "Full result", "description": "the note", "mimeType": "application/json", "size": 2048, "_meta": {"dev.toolwire/expiresAt": "2026-11-29T11:00:00Z"}})
         ]
     );
@@ -373,7 +374,7 @@ fn synth_stored_link_block_and_fallback() {
         Err(err) => panic!("{err}"),
     };
     assert_eq!(
-        content(&with_summary, mcp("mcp-2026-07-28"))[1].get("description"),
+        content(&with_summary, mcp("mcp-2026-07-28"))[2].get("description"),
         Some(&json!("S wins"))
     );
     assert_eq!(
@@ -432,14 +433,13 @@ fn a2a_0_3_wraps_non_object_data_and_1_0_does_not() {
         value(render(&result, Target::A2a(toolwire_core::A2aVersion::V0_3), Phase::Compat).json());
     assert_eq!(
         v03.pointer("/artifacts/0/parts/0"),
-        Some(&json!({"kind": "data", "data": {"result": [1]}}))
+        Some(
+            &json!({"kind": "data", "data": {"value": [1]}, "metadata": {"data_part_compat": true}})
+        )
     );
     let v10 =
         value(render(&result, Target::A2a(toolwire_core::A2aVersion::V1_0), Phase::Compat).json());
-    assert_eq!(
-        v10.pointer("/artifacts/0/parts/0"),
-        Some(&json!({"data": [1], "mediaType": "application/json"}))
-    );
+    assert_eq!(v10.pointer("/artifacts/0/parts/0"), Some(&json!({"data": [1]})));
 }
 
 #[test]

@@ -149,6 +149,7 @@ fn list_output_tool_is_wrapped_on_the_handshake_era_and_declared_on_2026() {
             "type": "object",
             "properties": {"result": {"type": "array", "items": {"$ref": "#/$defs/user"}}},
             "required": ["result"],
+            "x-fastmcp-wrap-result": true,
             "$defs": {"user": user}
         })
     );
@@ -159,6 +160,7 @@ fn list_output_tool_is_wrapped_on_the_handshake_era_and_declared_on_2026() {
             "type": "object",
             "properties": {"result": {"type": "array", "items": {"$ref": "#/$defs/user"}}},
             "required": ["result"],
+            "x-fastmcp-wrap-result": true,
             "$defs": {"user": user}
         })
     );
@@ -340,8 +342,9 @@ fn vec_of_structs_is_wrapped_with_its_definitions_hoisted() {
             "type": "object",
             "properties": {"result": {"type": "array", "items": {"$ref": "#/$defs/Product"}}},
             "required": ["result"],
+            "x-fastmcp-wrap-result": true,
             "$defs": {"Product": {"type": "object", "properties": {
-                "id": {"type": "integer", "format": "uint32", "minimum": 0},
+                "id": {"type": "integer", "minimum": 0},
                 "name": {"type": "string"}}, "required": ["id", "name"]}}
         })
     );
@@ -429,9 +432,39 @@ fn input_schemas_get_object_property_schemas_and_schema_only_where_allowed() {
         &json!({"name": "t", "inputSchema": published})
     ));
     assert_eq!(publish_input_schema(&input, McpRevision::V2026_07_28), input);
-    // Never injected.
-    let plain = json!({"type": "object"});
+    // A tool without arguments says so, in the form strict-schema converters accept.
+    let none = json!({"type": "object", "properties": {}, "additionalProperties": false});
+    for plain in [
+        json!({"type": "object"}),
+        json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "title": "NoInput", "type": "object", "properties": {}}),
+    ] {
+        for revision in McpRevision::ALL {
+            assert_eq!(publish_input_schema(&plain, revision), none, "{plain}");
+        }
+    }
+    let open = json!({"type": "object", "additionalProperties": true});
+    assert_eq!(publish_input_schema(&open, McpRevision::V2026_07_28), open);
+}
+
+#[test]
+fn only_standard_formats_are_published() {
+    let input = json!({"type": "object", "properties": {
+        "n": {"type": "integer", "format": "uint64", "minimum": 0},
+        "x": {"type": "number", "format": "double"},
+        "at": {"type": "string", "format": "date-time"},
+        "format": {"type": "string", "format": "email"}
+    }});
+    let expected = json!({"type": "object", "properties": {
+        "n": {"type": "integer", "minimum": 0},
+        "x": {"type": "number"},
+        "at": {"type": "string", "format": "date-time"},
+        "format": {"type": "string", "format": "email"}
+    }});
     for revision in McpRevision::ALL {
-        assert_eq!(publish_input_schema(&plain, revision), plain);
+        assert_eq!(publish_input_schema(&input, revision), expected, "{revision:?}");
+    }
+    let output = output(input);
+    for revision in [McpRevision::V2025_06_18, McpRevision::V2025_11_25, McpRevision::V2026_07_28] {
+        assert_eq!(published(&output, revision), expected, "{revision:?}");
     }
 }

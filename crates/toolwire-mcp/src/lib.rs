@@ -31,6 +31,7 @@
 
 pub mod conformance;
 mod conformance_mrtr;
+mod hosts;
 mod input;
 mod observe;
 mod publish;

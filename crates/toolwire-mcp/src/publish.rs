@@ -84,7 +84,7 @@ mod tests {
             definition(&spec, McpRevision::V2025_06_18),
             json!({"name": "t", "title": "T", "description": "A tool.",
                    "inputSchema": {"type": "object", "properties": {"x": {}}},
-                   "outputSchema": {"type": "object", "properties": {"result": {"type": "array", "items": {"type": "integer"}}}, "required": ["result"]},
+                   "outputSchema": {"type": "object", "properties": {"result": {"type": "array", "items": {"type": "integer"}}}, "required": ["result"], "x-fastmcp-wrap-result": true},
                    "annotations": {"readOnlyHint": true}})
         );
         assert_eq!(

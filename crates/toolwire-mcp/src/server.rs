@@ -24,6 +24,7 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
+use toolwire_core::host::{HostProfile, HostProfiles, READ_RESULT_TOOL};
 use toolwire_core::{
     MapperConfig, McpRevision, NeedsOffload, Output, OutputMapper, Phase, Query, RenderContext,
     Rendered, Target, Timestamp, ToolError, ToolResult,
@@ -34,6 +35,7 @@ use toolwire_store::{
 };
 
 use crate::conformance::Conformance;
+use crate::hosts;
 use crate::observe::{CallObserver, CallRecord, OffloadRecord};
 use crate::registry::{CallContext, Principal, RegisteredTool, Registry};
 
@@ -63,6 +65,8 @@ pub struct GatewayConfig {
     pub conformance: Option<Conformance>,
     /// Told about every finished `tools/call` (metrics).
     pub observer: Option<Arc<dyn CallObserver>>,
+    /// The host profiles requests are rendered for, picked by `clientInfo.name` (DESIGN §11).
+    pub hosts: HostProfiles,
 }
 
 impl GatewayConfig {
@@ -78,6 +82,7 @@ impl GatewayConfig {
             stored,
             conformance: None,
             observer: None,
+            hosts: HostProfiles::builtin(),
         }
     }
 
@@ -86,6 +91,19 @@ impl GatewayConfig {
     pub fn in_memory() -> Result<Self, KeyError> {
         let signer = LinkSigner::new(KeySet::generate()?);
         Ok(Self::new(StoredResults::new(Arc::new(MemoryStore::new()), signer)))
+    }
+}
+
+impl GatewayConfig {
+    /// The `resources/read` result of a stored result's `uri`, read now by `principal`.
+    pub(crate) async fn read_stored(
+        &self,
+        uri: &str,
+        principal: &str,
+        revision: McpRevision,
+    ) -> Result<toolwire_store::ReadResourceResult, ReadError> {
+        toolwire_store::read_resource(&self.stored, uri, principal, revision, chrono::Utc::now())
+            .await
     }
 }
 
@@ -100,6 +118,7 @@ impl std::fmt::Debug for GatewayConfig {
             .field("default_principal", &self.default_principal)
             .field("stored", &self.stored)
             .field("observer", &self.observer)
+            .field("hosts", &self.hosts)
             .finish()
     }
 }
@@ -253,7 +272,7 @@ impl McpServer {
         &self,
         tool: &RegisteredTool,
         result: &ToolResult,
-        revision: McpRevision,
+        Audience { revision, host }: Audience<'_>,
         principal: &Principal,
         query: Query,
         request_state: Option<&str>,
@@ -264,7 +283,8 @@ impl McpServer {
         let mut cx = RenderContext::new(&tool.spec.name, now)
             .output(&tool.output)
             .input_schema(input_schema)
-            .query(query);
+            .query(query)
+            .host(host);
         if let Some(sealed) = request_state {
             cx = cx.request_state(sealed);
         }
@@ -344,6 +364,40 @@ impl McpServer {
             });
         }
     }
+
+    /// Whether `host` is offered `read_result` (it cannot follow links, and no registered
+    /// tool has that name).
+    fn offers_read_result(&self, host: &HostProfile) -> bool {
+        !host.reads_links && self.gateway.registry.get(READ_RESULT_TOOL).is_none()
+    }
+
+    async fn read_result(
+        &self,
+        request: CallToolRequestParams,
+        ctx: &RequestContext<RoleServer>,
+        revision: McpRevision,
+        host: &HostProfile,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let principal = principal_of(ctx, &self.gateway);
+        let arguments = request.arguments.unwrap_or_default();
+        let config = &self.gateway.config;
+        let output =
+            hosts::read_result(config, &arguments, principal.name(), revision, host, now())
+                .await
+                .map_err(|why| internal(READ_RESULT_TOOL, &why))?;
+        let mut wire: CallToolResult = serde_json::from_str(output.json()).map_err(|e| {
+            internal(READ_RESULT_TOOL, &format!("rendered result is not a CallToolResult: {e}"))
+        })?;
+        wire.result_type = (revision >= McpRevision::V2026_07_28).then_some(ResultType::COMPLETE);
+        Ok(CallToolResponse::Complete(wire))
+    }
+}
+
+/// Who a result is rendered for: the request's revision and the host profile of its client.
+#[derive(Clone, Copy)]
+struct Audience<'a> {
+    revision: McpRevision,
+    host: &'a HostProfile,
 }
 
 fn internal(tool: &str, why: &str) -> ErrorData {
@@ -370,12 +424,17 @@ impl rmcp::ServerHandler for McpServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let revision = revision_of(&ctx)?;
-        let tools = self
+        let host = hosts::host_of(&ctx, &self.gateway.config.hosts);
+        let mut tools: Vec<rmcp::model::Tool> = self
             .gateway
             .registry
             .iter()
-            .filter_map(|tool| tool.definition(revision).cloned())
+            .filter_map(|tool| tool.definition(revision))
+            .map(|definition| hosts::definition_for(definition, host))
             .collect();
+        if self.offers_read_result(host) {
+            tools.extend(hosts::read_result_definition(revision));
+        }
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -387,6 +446,10 @@ impl rmcp::ServerHandler for McpServer {
         let started = Instant::now();
         let revision = revision_of(&ctx)?;
         let name = request.name.to_string();
+        let host = hosts::host_of(&ctx, &self.gateway.config.hosts);
+        if name == READ_RESULT_TOOL && self.offers_read_result(host) {
+            return self.read_result(request, &ctx, revision, host).await;
+        }
         let Some(tool) = self.gateway.registry.get(&name).cloned() else {
             tracing::info!(tool = %log_safe(&name), revision = revision.as_str(), outcome = "unknown_tool", "tools/call");
             self.observe(&name, revision, "unknown_tool", started, None);
@@ -426,17 +489,26 @@ impl rmcp::ServerHandler for McpServer {
             tracing::info!(tool = %log_safe(&name), legacy_results = count, "served a hand-built legacy result");
         }
         let sealed = rounds.seal(&result)?;
-        let outcome =
-            self.render(&tool, &result, revision, &principal, query, sealed.as_deref()).await?;
+        let outcome = self
+            .render(
+                &tool,
+                &result,
+                Audience { revision, host },
+                &principal,
+                query,
+                sealed.as_deref(),
+            )
+            .await?;
         if let Some(input_required) = crate::input::Rounds::response(&result, &outcome, revision) {
             tracing::info!(
-                tool = %name,
+                tool = %log_safe(&name),
                 revision = revision.as_str(),
                 outcome = "input_required",
                 bytes = outcome.size(),
                 duration_ms = started.elapsed().as_millis() as u64,
                 "tools/call"
             );
+            self.observe(&name, revision, "input_required", started, Some((&outcome, legacy)));
             return input_required.map_err(|e| internal(&name, &e));
         }
         let mut wire: CallToolResult = serde_json::from_str(outcome.json()).map_err(|e| {
@@ -525,15 +597,7 @@ impl rmcp::ServerHandler for McpServer {
         if let Some(fixture) = self.gateway.config.conformance.as_ref().and_then(|f| f.read(&uri)) {
             return Ok(ReadResourceResponse::Complete(fixture));
         }
-        let read = toolwire_store::read_resource(
-            &self.gateway.config.stored,
-            &uri,
-            principal.name(),
-            revision,
-            chrono::Utc::now(),
-        )
-        .await;
-        let read = match read {
+        let read = match self.gateway.config.read_stored(&uri, principal.name(), revision).await {
             Ok(read) => read,
             // Every refusal is the same not-found; rmcp turns -32002 into -32602 for 2026 peers.
             Err(ReadError::NotFound { .. }) => {

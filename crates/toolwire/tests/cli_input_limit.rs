@@ -37,7 +37,7 @@ fn every_stdin_command_refuses_input_over_its_limit() {
         (out.status.code(), support::stdout(&out)),
         (
             Some(0),
-            r#"{"type":"object","properties":{"result":{"type":"number"}},"required":["result"]}"#
+            r#"{"type":"object","properties":{"result":{"type":"number"}},"required":["result"],"x-fastmcp-wrap-result":true}"#
                 .to_owned()
                 + "\n"
         )

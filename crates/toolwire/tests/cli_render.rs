@@ -83,7 +83,7 @@ fn prefix_tool_and_ids_are_used() {
     );
     assert_eq!(
         stdout(&out),
-        "{\"id\":\"t9\",\"contextId\":\"c9\",\"status\":{\"state\":\"TASK_STATE_COMPLETED\",\"timestamp\":\"2026-11-29T10:00:00Z\"},\"artifacts\":[{\"artifactId\":\"t9-result\",\"name\":\"catalog_get\",\"parts\":[{\"data\":{\"id\":7},\"mediaType\":\"application/json\"}],\"metadata\":{\"com.acme/generatedAt\":\"2026-11-29T10:00:00Z\"}}]}\n"
+        "{\"id\":\"t9\",\"contextId\":\"c9\",\"status\":{\"state\":\"TASK_STATE_COMPLETED\",\"timestamp\":\"2026-11-29T10:00:00Z\"},\"artifacts\":[{\"artifactId\":\"t9-result\",\"name\":\"catalog_get\",\"parts\":[{\"data\":{\"id\":7}}],\"metadata\":{\"com.acme/generatedAt\":\"2026-11-29T10:00:00Z\"}}]}\n"
     );
 }
 
@@ -237,4 +237,64 @@ fn a_v2_document_that_asks_for_input_renders_on_every_target() {
     );
     let a2a = run(&["--target", "a2a-0.3", "--now", NOW], input, &[]);
     assert!(stdout(&a2a).contains("\"state\":\"input-required\""), "{}", stdout(&a2a));
+}
+
+/// Renders `input` for every built-in host on two revisions and both phases.
+fn host_renders(input: &str, extra: &[&str]) -> String {
+    let mut snapshot = String::new();
+    for host in
+        ["generic", "claude-code", "vscode", "codex", "claude-desktop", "kimi-code", "open-webui"]
+    {
+        for target in ["mcp-2025-11-25", "mcp-2026-07-28"] {
+            for phase in ["compat", "spec"] {
+                let args =
+                    [&["--target", target, "--phase", phase, "--host", host, "--now", NOW], extra]
+                        .concat();
+                let out = run(&args, input, &[]);
+                assert_eq!(out.status.code(), Some(0), "{host} {target}: {}", stderr(&out));
+                snapshot.push_str(&format!("{host} {target} {phase}:\n{}", stdout(&out)));
+            }
+        }
+    }
+    snapshot
+}
+
+#[test]
+fn host_renders_of_a_dry_run() {
+    let input = r#"{"success":true,"data":{"id":5,"name":"Walnut chair 5","oldPrice":400.95,"newPrice":12.5},"_meta":{"summary":"Dry run: the price would change; nothing was changed.","dryRun":true}}"#;
+    insta::assert_snapshot!("host_dry_run", host_renders(input, &[]));
+}
+
+#[test]
+fn host_renders_of_data_alone() {
+    insta::assert_snapshot!("host_data_alone", host_renders(r#"{"success":true,"data":42}"#, &[]));
+}
+
+#[test]
+fn host_renders_of_a_result_over_a_host_cap() {
+    let rows: Vec<String> = (0..3000).map(|i| format!("{{\"id\":{i}}}")).collect();
+    let input = format!("{{\"success\":true,\"data\":[{}]}}", rows.join(","));
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = dir.path().to_string_lossy().into_owned();
+    let out = run(
+        &["--target", "mcp-2025-11-25", "--host", "claude-code", "--now", NOW, "--data-dir", &dir],
+        &input,
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.len() <= 75_000, "{}", text.len());
+    assert!(text.contains("Data preview (cut: the first 2048 of"), "{text}");
+    let generic = run(&["--target", "mcp-2025-11-25", "--now", NOW], &input, &[]);
+    assert_eq!(generic.status.code(), Some(0), "the revision's own limit is not reached");
+}
+
+#[test]
+fn unknown_hosts_are_refused_with_the_names() {
+    let out = run(&["--target", "mcp-2025-11-25", "--host", "emacs"], "{\"success\":true}", &[]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "toolwire: --host: unknown host `emacs`; expected generic, claude-code, vscode, codex, claude-desktop, kimi-code, open-webui\n"
+    );
 }

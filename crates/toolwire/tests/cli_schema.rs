@@ -25,7 +25,7 @@ fn prints_the_wrapped_schema_for_the_handshake_era() {
     assert_eq!(run.code, Some(0));
     assert_eq!(
         run.stdout,
-        "{\"type\":\"object\",\"properties\":{\"result\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"result\"]}\n"
+        "{\"type\":\"object\",\"properties\":{\"result\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},\"required\":[\"result\"],\"x-fastmcp-wrap-result\":true}\n"
     );
     assert_eq!(run.stderr, "");
 }

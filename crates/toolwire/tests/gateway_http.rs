@@ -263,3 +263,23 @@ fn origins_are_checked_once_configured() {
     assert_eq!(post("http://evil.example"), 403);
     assert_eq!(post("http://console.example:3000"), 200);
 }
+
+#[test]
+fn ending_a_session_answers_204_and_an_unknown_one_404() {
+    let server = Server::start(None, &[]);
+    let client = HttpClient::connect(&server.url, "2025-11-25", None);
+    let session = client.session.clone().expect("a session id");
+    let http = reqwest::blocking::Client::new();
+    let delete = |id: &str| {
+        http.delete(&server.url)
+            .header("Mcp-Session-Id", id)
+            .header("MCP-Protocol-Version", "2025-11-25")
+            .send()
+            .unwrap()
+            .status()
+            .as_u16()
+    };
+    assert_eq!(delete(&session), 204);
+    assert_eq!(delete(&session), 404, "a session ends once");
+    assert_eq!(delete("no-such-session"), 404);
+}

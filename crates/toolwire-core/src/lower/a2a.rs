@@ -3,7 +3,9 @@
 //! differences.
 //!
 //! Success: a completed task with one artifact (`<task>-result`, named after the tool) holding D
-//! (a data part; 0.3 wraps a non-object as `{"result": D}`), S, P and L, with M as artifact
+//! (a data part; 0.3 wraps a non-object as `{"value": D}` with part metadata
+//! `data_part_compat: true`, the convention both official A2A SDKs convert to and from a 1.0
+//! non-object data part; 1.0 data parts carry no `mediaType`), S, P and L, with M as artifact
 //! metadata. Failure: a failed task whose `status.message` (`<task>-status`) carries E.message as
 //! text and `{code, details}` as data; S, P and L go into the artifact (none when there are
 //! none) and M into `Task.metadata`. A success with nothing to put in an artifact has none and
@@ -174,7 +176,14 @@ fn write_artifact_parts(out: &mut String, layout: &Layout<'_>, d: Dialect, prefi
         next(out);
         let is_object = result.data().is_some_and(serde_json::Value::is_object);
         if d.kinds && !is_object {
-            data_part(out, d, &format!("{{\"result\":{data}}}"));
+            let mut obj = Obj::open(out);
+            obj.str("kind", "data");
+            let wrapped = obj.key("data");
+            wrapped.push_str("{\"value\":");
+            wrapped.push_str(data);
+            wrapped.push('}');
+            obj.raw("metadata", "{\"data_part_compat\":true}");
+            obj.close();
         } else {
             data_part(out, d, data);
         }
@@ -210,9 +219,6 @@ fn data_part(out: &mut String, d: Dialect, json: &str) {
         obj.str("kind", "data");
     }
     obj.raw("data", json);
-    if !d.kinds {
-        obj.str("mediaType", "application/json");
-    }
     obj.close();
 }
 

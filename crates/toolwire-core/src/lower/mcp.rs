@@ -133,6 +133,8 @@ pub(crate) struct McpSettings<'c> {
     pub(crate) server_name: &'c str,
     /// `serverInfo.version`.
     pub(crate) server_version: &'c str,
+    /// The host can follow links (else the text points at the `read_result` tool).
+    pub(crate) reads_links: bool,
 }
 
 /// Appends the `CallToolResult` of `layout` for `revision` to `out`.
@@ -269,7 +271,7 @@ fn write_block(
         }
         Block::StoredLink(index) => {
             if let Some(link) = result.stored_links().get(index) {
-                write_stored_link(out, layout, link, caps, settings.prefix);
+                write_stored_link(out, layout, link, caps, settings);
             }
         }
         Block::Null => text_block(out, "null"),
@@ -359,17 +361,15 @@ pub(crate) fn resource_link_text(link: &ResourceLinkPart) -> String {
 }
 
 /// `Full result stored at <uri> (<size> bytes, <mime>); read it with resources/read.` (the size
-/// left out when unknown).
-pub(crate) fn stored_link_text(link: &StoredLink) -> String {
+/// left out when unknown; the `read_result` tool named instead for a host that cannot follow
+/// links).
+pub(crate) fn stored_link_text(link: &StoredLink, reads_links: bool) -> String {
+    let how = crate::host::read_instruction(&link.uri, reads_links);
     match link.size {
-        Some(size) => format!(
-            "Full result stored at {} ({size} bytes, {}); read it with resources/read.",
-            link.uri, link.mime_type
-        ),
-        None => format!(
-            "Full result stored at {} ({}); read it with resources/read.",
-            link.uri, link.mime_type
-        ),
+        Some(size) => {
+            format!("Full result stored at {} ({size} bytes, {}); {how}.", link.uri, link.mime_type)
+        }
+        None => format!("Full result stored at {} ({}); {how}.", link.uri, link.mime_type),
     }
 }
 
@@ -394,12 +394,16 @@ fn write_stored_link(
     layout: &Layout<'_>,
     link: &StoredLink,
     caps: McpCaps,
-    prefix: &str,
+    settings: &McpSettings<'_>,
 ) {
+    // The URI and how to read it go in a text block on every revision: many hosts drop a
+    // `resource_link` block or flatten it to a bare URI.
+    text_block(out, &stored_link_text(link, settings.reads_links));
     if !caps.resource_link {
-        text_block(out, &stored_link_text(link));
         return;
     }
+    let prefix = settings.prefix;
+    out.push(',');
     let mut obj = Obj::open(out);
     obj.str("type", "resource_link");
     obj.str("uri", &link.uri);

@@ -73,9 +73,13 @@ impl ToolOutput {
         }
         let published =
             [McpRevision::V2025_06_18, McpRevision::V2025_11_25, McpRevision::V2026_07_28].map(
-                |revision| match shape {
-                    Shape::Envelope => envelope::publish(&schema, revision),
-                    _ => publish::publish_output_schema(&schema, revision),
+                |revision| {
+                    let mut published = match shape {
+                        Shape::Envelope => envelope::publish(&schema, revision),
+                        _ => publish::publish_output_schema(&schema, revision),
+                    };
+                    publish::drop_nonstandard_formats(&mut published);
+                    published
                 },
             );
         Ok(Self {

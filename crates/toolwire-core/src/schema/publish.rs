@@ -22,12 +22,69 @@ const REF_KEYWORDS: [&str; 3] = ["$ref", "$dynamicRef", "$recursiveRef"];
 /// Before 2026-07-28 boolean schemas under `properties` become `{}` (true) or `{"not": {}}`
 /// (false), since those revisions' `Tool` definitions only accept object property schemas, and
 /// `$schema` stays only at the root and only from 2025-11-25; 2026-07-28 gets it as declared.
+///
+/// A tool without arguments publishes `{"type":"object","properties":{},"additionalProperties":false}`
+/// (strict-schema converters refuse a bare `{"type":"object"}`), and `format` values JSON Schema
+/// does not define are dropped (see [`drop_nonstandard_formats`]).
 pub fn publish_input_schema(input: &Value, revision: McpRevision) -> Value {
+    if takes_no_arguments(input) {
+        return json!({"type": "object", "properties": {}, "additionalProperties": false});
+    }
     let mut schema = input.clone();
     if revision < McpRevision::V2026_07_28 {
         handshake_era_cleanup(&mut schema, revision);
     }
+    drop_nonstandard_formats(&mut schema);
     schema
+}
+
+/// Whether an input schema declares no arguments: an object schema with nothing but `$schema`,
+/// `title`, `description` and an empty `properties`.
+fn takes_no_arguments(input: &Value) -> bool {
+    let Value::Object(map) = input else { return false };
+    map.get("type").and_then(Value::as_str) == Some("object")
+        && map.iter().all(|(key, value)| match key.as_str() {
+            "$schema" | "title" | "description" | "type" => true,
+            "properties" => value.as_object().is_some_and(Map::is_empty),
+            _ => false,
+        })
+}
+
+/// The `format` values JSON Schema 2020-12 defines.
+const STANDARD_FORMATS: [&str; 19] = [
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// Drops every `format` whose value JSON Schema does not define (schemars writes `uint64`,
+/// `double`, `int32`, …, which validators warn about on every connect). The value bounds a
+/// format like `uint64` stands for are kept by the schema's own `minimum`/`maximum`, if any;
+/// validation against the declared schema is unchanged.
+pub(crate) fn drop_nonstandard_formats(schema: &mut Value) {
+    every_object(schema, true, &mut |map, _| {
+        let standard =
+            |format: &Value| format.as_str().is_some_and(|f| STANDARD_FORMATS.contains(&f));
+        if map.get("format").is_some_and(|format| !standard(format)) {
+            map.shift_remove("format");
+        }
+    });
 }
 
 /// The data shape's `outputSchema` for `revision` (2025-06-18 or later) of a declared schema.
@@ -64,6 +121,9 @@ fn wrap(declared: &Value, revision: McpRevision, name: &str) -> Value {
     wrapper.insert("type".into(), Value::String("object".into()));
     wrapper.insert("properties".into(), json!({ name: inner }));
     wrapper.insert("required".into(), json!([name]));
+    // FastMCP-based clients unwrap `structuredContent.result` when the schema says so, and
+    // then see the same data on every revision.
+    wrapper.insert("x-fastmcp-wrap-result".into(), Value::Bool(true));
     wrapper.extend(hoisted);
     Value::Object(wrapper)
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Args;
+use toolwire_core::host::HostProfiles;
 use toolwire_core::mapper::{
     MapperConfig, NeedsOffload, Output, OutputMapper, RenderContext, RenderError, Rendered,
 };
@@ -59,6 +60,10 @@ pub struct RenderArgs {
     link_ttl: u64,
     #[command(flatten)]
     input: InputArgs,
+    /// Render for this host's profile (generic, claude-code, vscode, codex, …): what its model
+    /// reads, its size cap, whether it follows links.
+    #[arg(long, value_name = "NAME", default_value = toolwire_core::host::GENERIC)]
+    host: String,
 }
 
 /// Runs the command.
@@ -86,6 +91,15 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
         config = config.with_limit(target, Some(limit));
     }
     let output = read_output(args.output_schema.as_ref(), shape)?;
+    let hosts = HostProfiles::builtin();
+    let host = hosts.by_name(&args.host).ok_or_else(|| {
+        let names: Vec<&str> = hosts.iter().map(|h| h.name.as_str()).collect();
+        Failure::input(format!(
+            "--host: unknown host `{}`; expected {}",
+            args.host,
+            names.join(", ")
+        ))
+    })?;
 
     let input = read_stdin(args.input.max_input)?;
     let result = parse_any(strip_one_newline(&input))
@@ -95,7 +109,8 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
     let ctx = RenderContext::new(&args.tool, now)
         .output(&output)
         .task_id(&args.task_id)
-        .context_id(&args.context_id);
+        .context_id(&args.context_id)
+        .host(host);
     let rendered = mapper.render(&result, target, phase, &ctx).map_err(|err| match err {
         // Over a limit too small to offload into: still "over the limit without a store".
         RenderError::LimitTooSmall { .. } => Failure { code: 3, message: format!("render: {err}") },

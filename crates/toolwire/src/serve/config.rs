@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::Value;
+use toolwire_core::host::{HostProfile, HostProfiles};
 use toolwire_core::{McpRevision, Phase, Shape, ValidationMode};
 
 use super::oauth::Algorithm;
@@ -55,6 +56,9 @@ pub struct FileConfig {
     /// App tools.
     #[serde(default)]
     pub tools: Vec<AppToolConfig>,
+    /// `[[hosts]]`: host profiles added to, or replacing, the built-in ones (DESIGN §11).
+    #[serde(default)]
+    pub hosts: Vec<HostProfile>,
 }
 
 /// `[limits]`: bytes per target.
@@ -368,6 +372,8 @@ pub struct Settings {
     pub ops: OpsSettings,
     /// App tools.
     pub tools: Vec<AppTool>,
+    /// The host profiles: the built-in ones with `[[hosts]]` applied.
+    pub hosts: HostProfiles,
 }
 
 /// What the command line says (each `None` leaves the file's value).
@@ -695,6 +701,7 @@ fn resolve(
             proxy: t.proxy,
         });
     }
+    let hosts = host_profiles(parsed.hosts, file.as_deref())?;
     Ok(Settings {
         file,
         phase,
@@ -719,6 +726,7 @@ fn resolve(
         oauth,
         ops,
         tools,
+        hosts,
     })
 }
 
@@ -813,6 +821,35 @@ fn is_http_url(url: &str) -> bool {
     ["http://", "https://"]
         .iter()
         .any(|scheme| url.strip_prefix(scheme).is_some_and(|rest| !rest.is_empty()))
+}
+
+/// The built-in host profiles with the `[[hosts]]` entries applied; a cap below what an
+/// offload stub needs is refused.
+fn host_profiles(
+    entries: Vec<HostProfile>,
+    file: Option<&Path>,
+) -> Result<HostProfiles, ConfigError> {
+    let mut hosts = HostProfiles::builtin();
+    for (i, entry) in entries.into_iter().enumerate() {
+        let error = |message: String| ConfigError {
+            file: file.map(Path::to_owned),
+            key: format!("hosts[{i}]"),
+            message,
+        };
+        if entry.name.is_empty() {
+            return Err(error("`name` must not be empty".into()));
+        }
+        if let Some(cap) = entry.max_result_bytes
+            && cap < toolwire_core::mapper::MIN_OFFLOAD_LIMIT
+        {
+            return Err(error(format!(
+                "`max_result_bytes` = {cap} is below {} bytes, the least an offload stub needs",
+                toolwire_core::mapper::MIN_OFFLOAD_LIMIT
+            )));
+        }
+        hosts.insert(entry);
+    }
+    Ok(hosts)
 }
 
 #[cfg(test)]
@@ -930,6 +967,18 @@ mod tests {
                 "t.toml: ops.metrics_path: `/mcp/metrics` must be a path like /metrics",
             ),
             ("[ops]\nlisten = \"nowhere\"", "t.toml: ops.listen: `nowhere` is not an address"),
+            (
+                "[[hosts]]\nname = \"h\"\nreads = \"content\"\nmax_result_bytes = 100",
+                "t.toml: hosts[0]: `max_result_bytes` = 100 is below 4096 bytes",
+            ),
+            (
+                "[[hosts]]\nname = \"\"\nreads = \"both\"",
+                "t.toml: hosts[0]: `name` must not be empty",
+            ),
+            (
+                "[[hosts]]\nname = \"h\"\nreads = \"all\"",
+                "t.toml: line 3 (`reads`): unknown variant `all`",
+            ),
         ];
         for (text, expected) in cases {
             match from_text(text) {
@@ -937,6 +986,17 @@ mod tests {
                 Err(e) => assert!(e.to_string().starts_with(expected), "{e} vs {expected}"),
             }
         }
+    }
+
+    #[test]
+    fn hosts_add_and_override_the_built_in_profiles() {
+        let text = "[[hosts]]\nname = \"codex\"\nclient_names = [\"codex-mcp-client\"]\nreads = \"both\"\n\n[[hosts]]\nname = \"mine\"\nclient_names = [\"mine\"]\nreads = \"content\"\nmax_result_bytes = 8192";
+        let Ok(s) = from_text(text) else { panic!("refused {text}") };
+        let codex = s.hosts.for_client(Some("codex-mcp-client"));
+        assert_eq!((codex.name.as_str(), codex.reads_links), ("codex", true));
+        let mine = s.hosts.for_client(Some("MINE"));
+        assert_eq!((mine.name.as_str(), mine.max_result_bytes), ("mine", Some(8192)));
+        assert_eq!(s.hosts.for_client(Some("claude-code")).name, "claude-code");
     }
 
     #[test]

@@ -10,6 +10,7 @@ mod metrics;
 mod oauth;
 mod ops;
 mod png;
+mod sessions;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -185,6 +186,7 @@ async fn serve(settings: Settings, fixtures: Option<Conformance>) -> Result<(), 
     let metrics = metrics::global().clone();
     config.observer = Some(metrics.clone());
     let stored = config.stored.clone();
+    config.hosts = settings.hosts.clone();
     let tools = registry.len();
     let gateway = Gateway::new(registry, config);
     let server = McpServer::new(gateway.clone());
@@ -245,11 +247,14 @@ async fn serve_http(
     let guard = axum::middleware::from_fn_with_state(auth.clone(), auth::middleware);
     let ops = ops::router(
         &settings.ops.metrics_path,
-        ops::Ops { stored, auth: auth.clone(), sessions, metrics },
+        ops::Ops { stored, auth: auth.clone(), sessions: sessions.clone(), metrics },
     );
     let ops = if settings.ops.require_auth { ops.layer(guard.clone()) } else { ops };
-    let mut app =
-        axum::Router::new().nest_service("/mcp", service).layer(guard).merge(auth::discovery(auth));
+    let mut app = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn_with_state(sessions.clone(), sessions::delete_status))
+        .layer(guard)
+        .merge(auth::discovery(auth));
     match settings.ops.listen {
         None => app = app.merge(ops),
         Some(at) => serve_ops(at, ops, stop.clone()).await?,

@@ -133,11 +133,19 @@ impl Drop for Server {
     }
 }
 
+/// The `clientInfo.name` the test clients send unless told otherwise.
+pub const CLIENT_NAME: &str = "toolwire-tests";
+
 /// The `_meta` a 2026-07-28 request carries.
 pub fn meta_2026() -> Value {
+    meta_2026_as(CLIENT_NAME)
+}
+
+/// The `_meta` a 2026-07-28 request of a client named `client` carries.
+pub fn meta_2026_as(client: &str) -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "toolwire-tests", "version": "1"},
+        "io.modelcontextprotocol/clientInfo": {"name": client, "version": "1"},
         "io.modelcontextprotocol/clientCapabilities": {}
     })
 }
@@ -147,9 +155,10 @@ pub struct HttpClient {
     http: reqwest::blocking::Client,
     url: String,
     pub revision: &'static str,
-    session: Option<String>,
+    pub session: Option<String>,
     token: Option<String>,
     next_id: u64,
+    client_name: &'static str,
 }
 
 /// An HTTP answer: status and the JSON-RPC message (or the body as JSON).
@@ -162,6 +171,16 @@ impl HttpClient {
     /// Connects: `initialize` + `notifications/initialized` for handshake revisions (asserting
     /// the negotiated revision), nothing for 2026-07-28.
     pub fn connect(url: &str, revision: &'static str, token: Option<&str>) -> HttpClient {
+        Self::connect_as(url, revision, token, CLIENT_NAME)
+    }
+
+    /// Like [`HttpClient::connect`], sending `client_name` as `clientInfo.name`.
+    pub fn connect_as(
+        url: &str,
+        revision: &'static str,
+        token: Option<&str>,
+        client_name: &'static str,
+    ) -> HttpClient {
         install_tls_provider();
         let mut client = HttpClient {
             http: reqwest::blocking::Client::builder()
@@ -173,6 +192,7 @@ impl HttpClient {
             session: None,
             token: token.map(str::to_owned),
             next_id: 1,
+            client_name,
         };
         handshake(&mut client);
         client
@@ -229,7 +249,7 @@ impl HttpClient {
     pub fn answer(&mut self, method: &str, mut params: Value) -> Answer {
         if self.revision == "2026-07-28" {
             // `_meta` keys the caller set (client capabilities, say) win over the defaults.
-            let mut meta = meta_2026();
+            let mut meta = meta_2026_as(self.client_name);
             if let Some(Value::Object(own)) = params.get("_meta") {
                 for (key, value) in own {
                     meta[key] = value.clone();
@@ -434,6 +454,9 @@ pub fn stored_link(result: &Value) -> String {
 /// What the shared scenarios need from a transport.
 pub trait Rpc {
     fn revision(&self) -> &'static str;
+    fn client_name(&self) -> &'static str {
+        CLIENT_NAME
+    }
     fn rpc(&mut self, method: &str, params: Value) -> Value;
     fn notify(&mut self, method: &str);
     fn call_tool(&mut self, tool: &str, arguments: Value) -> Value {
@@ -444,6 +467,9 @@ pub trait Rpc {
 impl Rpc for HttpClient {
     fn revision(&self) -> &'static str {
         self.revision
+    }
+    fn client_name(&self) -> &'static str {
+        self.client_name
     }
     fn rpc(&mut self, method: &str, params: Value) -> Value {
         self.request(method, params)
@@ -477,7 +503,7 @@ fn handshake(client: &mut impl Rpc) {
         json!({
             "protocolVersion": revision,
             "capabilities": {},
-            "clientInfo": {"name": "toolwire-tests", "version": "1"}
+            "clientInfo": {"name": client.client_name(), "version": "1"}
         }),
     );
     assert_eq!(init["result"]["protocolVersion"], revision, "{init}");

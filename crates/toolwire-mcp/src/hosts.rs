@@ -1,0 +1,230 @@
+//! What the gateway does per host (DESIGN §11): the profile of each request, picked from
+//! `clientInfo.name` (the handshake's, or `io.modelcontextprotocol/clientInfo` in `_meta` on
+//! 2026-07-28); the tool definitions such a host is shown (no `outputSchema` for a structured
+//! reader, `read_result` added for a host that cannot follow links); and `read_result` itself,
+//! which returns one page of a stored result within the host's limit.
+
+use rmcp::service::{RequestContext, RoleServer};
+use serde_json::{Map, Value, json};
+use toolwire_core::host::{HostProfile, HostProfiles, READ_RESULT_TOOL, Reads};
+use toolwire_core::{
+    ErrorCode, McpRevision, Part, RenderContext, Rendered, Target, Timestamp, ToolError, ToolResult,
+};
+use toolwire_store::ReadError;
+
+use crate::server::GatewayConfig;
+
+/// The profile of the client behind `ctx` (unknown or anonymous clients: `generic`).
+pub(crate) fn host_of<'h>(
+    ctx: &RequestContext<RoleServer>,
+    hosts: &'h HostProfiles,
+) -> &'h HostProfile {
+    let client = ctx.client_info();
+    hosts.for_client(client.as_ref().map(|info| info.name.as_str()))
+}
+
+/// `definition` as `host` is shown it: without `outputSchema` for a structured reader (it
+/// would read only `structuredContent`, which toolwire then leaves out of richer results).
+pub(crate) fn definition_for(
+    definition: &rmcp::model::Tool,
+    host: &HostProfile,
+) -> rmcp::model::Tool {
+    let mut tool = definition.clone();
+    if host.reads == Reads::Structured {
+        tool.output_schema = None;
+    }
+    tool
+}
+
+/// The `read_result` tool definition for `revision`.
+pub(crate) fn read_result_definition(revision: McpRevision) -> Option<rmcp::model::Tool> {
+    let mut tool = json!({
+        "name": READ_RESULT_TOOL,
+        "description": "Read a page of a stored result (a link a previous tool result pointed at). Without offset and length it returns the first page; the text says where the next page starts.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "uri": {"type": "string", "description": "The stored result's URI, as the earlier result gave it."},
+                "offset": {"type": "integer", "minimum": 0, "description": "The byte offset to start at (default 0)."},
+                "length": {"type": "integer", "minimum": 1, "description": "At most this many bytes (default and maximum: what fits the host's limit)."}
+            },
+            "required": ["uri"],
+            "additionalProperties": false
+        }
+    });
+    if revision >= McpRevision::V2025_03_26 {
+        tool["annotations"] = json!({"readOnlyHint": true});
+    }
+    serde_json::from_value(tool).ok()
+}
+
+/// The arguments of one `read_result` call.
+struct ReadArgs {
+    uri: String,
+    offset: usize,
+    length: Option<usize>,
+}
+
+fn read_args(arguments: &Map<String, Value>) -> Result<ReadArgs, ToolError> {
+    let mut invalid = Vec::new();
+    let uri = match arguments.get("uri") {
+        Some(Value::String(uri)) => uri.clone(),
+        _ => {
+            invalid.push(("/uri".to_owned(), "is required and must be a string".to_owned()));
+            String::new()
+        }
+    };
+    let mut count = |key: &str, min: u64| match arguments.get(key) {
+        None => None,
+        Some(value) => match value.as_u64().filter(|n| *n >= min) {
+            Some(n) => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+            None => {
+                invalid.push((format!("/{key}"), format!("must be an integer of at least {min}")));
+                None
+            }
+        },
+    };
+    let offset = count("offset", 0).unwrap_or(0);
+    let length = count("length", 1);
+    if let Some(key) = arguments.keys().find(|k| !matches!(k.as_str(), "uri" | "offset" | "length"))
+    {
+        invalid.push((format!("/{key}"), "is not an argument of read_result".to_owned()));
+    }
+    if invalid.is_empty() {
+        Ok(ReadArgs { uri, offset, length })
+    } else {
+        let listed: Vec<String> = invalid.iter().map(|(p, m)| format!("{p}: {m}")).collect();
+        Err(ToolError::invalid_arguments(
+            format!("Invalid arguments for {READ_RESULT_TOOL}: {}", listed.join("; ")),
+            invalid,
+        ))
+    }
+}
+
+/// The bytes of `text` from `offset`, at most `length` of them, both moved back to char
+/// boundaries.
+fn page(text: &str, offset: usize, length: usize) -> (usize, &str) {
+    let mut start = offset.min(text.len());
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = start.saturating_add(length).min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    (start, &text[start..end])
+}
+
+/// The result of one `read_result` call: the page and where the next one starts, as a
+/// `ToolResult` for the host's render.
+async fn read_page(
+    config: &GatewayConfig,
+    args: &ReadArgs,
+    principal: &str,
+    revision: McpRevision,
+    budget: usize,
+) -> ToolResult {
+    let read = match config.read_stored(&args.uri, principal, revision).await {
+        Ok(read) => read,
+        Err(ReadError::NotFound { .. }) => {
+            return ToolResult::failure(ToolError::new(
+                ErrorCode::NotFound,
+                format!("No stored result at {} (expired, or not yours)", args.uri),
+            ));
+        }
+        Err(error) => {
+            tracing::error!(uri = %args.uri, %error, "could not read a stored result");
+            return ToolResult::failure(ToolError::new(
+                ErrorCode::UpstreamUnavailable,
+                "The stored result could not be read; try again",
+            ));
+        }
+    };
+    let texts: Vec<&str> = read.contents.iter().filter_map(|c| c.text.as_deref()).collect();
+    let whole = texts.join("\n");
+    let length = args.length.unwrap_or(budget).min(budget);
+    let (start, text) = page(&whole, args.offset, length);
+    let end = start + text.len();
+    let next = if end < whole.len() {
+        let mut arguments = Map::new();
+        arguments.insert("uri".into(), Value::String(args.uri.clone()));
+        arguments.insert("offset".into(), json!(end));
+        format!(
+            "; more follows: call {READ_RESULT_TOOL} with {} for the next page",
+            Value::Object(arguments)
+        )
+    } else {
+        "; this is the end".to_owned()
+    };
+    let summary = format!("Bytes {start}–{end} of {} of the stored result{next}.", whole.len());
+    ToolResult::builder()
+        .summary(summary)
+        .part(Part::text(text))
+        .build()
+        .unwrap_or_else(|_| ToolResult::empty())
+}
+
+/// Runs `read_result` for `host` and renders the page; the page shrinks until the render fits
+/// the host's limit.
+pub(crate) async fn read_result(
+    config: &GatewayConfig,
+    arguments: &Map<String, Value>,
+    principal: &str,
+    revision: McpRevision,
+    host: &HostProfile,
+    now: Timestamp,
+) -> Result<toolwire_core::Output, String> {
+    let target = Target::Mcp(revision);
+    let limit = [config.mapper.config().limit(target), host.max_result_bytes]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(toolwire_core::mapper::DEFAULT_LIMIT);
+    let ctx = RenderContext::new(READ_RESULT_TOOL, now).host(host);
+    let args = read_args(arguments);
+    // JSON text is escaped once in the text block and again inside the compat envelope: a
+    // quarter of the limit leaves room for both.
+    let mut budget = (limit / 4).max(256);
+    for _ in 0..4 {
+        let result = match &args {
+            Ok(args) => read_page(config, args, principal, revision, budget).await,
+            Err(invalid) => ToolResult::failure(invalid.clone()),
+        };
+        match config.mapper.render(&result, target, config.phase, &ctx) {
+            Ok(Rendered::Complete(output)) => return Ok(output),
+            Ok(_) => budget /= 2,
+            Err(error) => return Err(error.to_string()),
+        }
+    }
+    Err(format!("no page of the stored result fits the limit of {limit} bytes"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_stay_on_char_boundaries() {
+        assert_eq!(page("abcdef", 2, 3), (2, "cde"));
+        assert_eq!(page("abc", 5, 3), (3, ""));
+        assert_eq!(page("éé", 1, 2), (0, "é"));
+        assert_eq!(page("aéb", 0, 2), (0, "a"));
+    }
+
+    #[test]
+    fn arguments_are_checked() {
+        let args = |v: Value| match v {
+            Value::Object(map) => read_args(&map),
+            _ => panic!("not an object"),
+        };
+        let ok = args(json!({"uri": "toolwire://results/x", "offset": 3, "length": 9}));
+        assert!(matches!(ok, Ok(ReadArgs { offset: 3, length: Some(9), .. })));
+        let Err(bad) = args(json!({"offset": -1, "length": 0, "extra": 1})) else {
+            panic!("accepted bad arguments");
+        };
+        assert_eq!(
+            bad.message,
+            "Invalid arguments for read_result: /uri: is required and must be a string; /offset: must be an integer of at least 0; /length: must be an integer of at least 1; /extra: is not an argument of read_result"
+        );
+    }
+}

@@ -181,9 +181,12 @@ pub struct OAuth {
 impl OAuth {
     /// A resource server for `settings`; keys are fetched on first use (or by [`OAuth::refresh`]).
     pub fn new(settings: OAuthSettings) -> Self {
+        crate::tls::install_crypto_provider();
+        // Like app endpoints: no redirects followed, no proxy from the environment.
         let http = reqwest::Client::builder()
             .timeout(Duration::from_secs(10))
             .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
             .build()
             .unwrap_or_default();
         Self { settings, http, keys: RwLock::new(Vec::new()), fetched: Mutex::new(None) }

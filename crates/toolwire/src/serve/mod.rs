@@ -6,14 +6,15 @@ mod app_tools;
 mod auth;
 mod config;
 mod demo;
+mod listener;
 mod png;
+mod sessions;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
 use rmcp::ServiceExt as _;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 use toolwire_core::{MapperConfig, OutputMapper, Target};
@@ -64,7 +65,10 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
         .enable_all()
         .build()
         .map_err(|e| Failure::check(format!("cannot start the runtime: {e}")))?;
-    runtime.block_on(serve(settings, fixtures))
+    let outcome = runtime.block_on(serve(settings, fixtures));
+    // A blocking task still running (a slow store write) must not hold the exit.
+    runtime.shutdown_background();
+    outcome
 }
 
 /// Logs go to standard error only: over stdio, standard output carries nothing but JSON-RPC.
@@ -80,7 +84,12 @@ fn init_logging() {
 
 async fn open_store(settings: &Settings) -> Result<StoredResults, Failure> {
     let config = match &settings.store {
-        StoreKind::Redb => StoreConfig::redb(&settings.data_dir),
+        StoreKind::Redb => match StoreConfig::redb(&settings.data_dir) {
+            StoreConfig::Redb { data_dir, options } => {
+                StoreConfig::Redb { data_dir, options: options.cache_size(settings.cache_size) }
+            }
+            other => other,
+        },
         StoreKind::Memory => StoreConfig::Memory,
         StoreKind::Redis(url) => StoreConfig::redis(url),
     };
@@ -153,6 +162,7 @@ async fn serve(settings: Settings, fixtures: Option<Conformance>) -> Result<(), 
 }
 
 async fn serve_stdio(server: McpServer) -> Result<(), Failure> {
+    let mut signals = listener::Signals::new();
     tracing::info!("toolwire serving MCP on stdio");
     let running = server
         .serve(rmcp::transport::stdio())
@@ -163,7 +173,7 @@ async fn serve_stdio(server: McpServer) -> Result<(), Failure> {
         quit = running.waiting() => {
             quit.map_err(|e| Failure::check(format!("stdio: {e}")))?;
         }
-        () = shutdown_signal() => token.cancel(),
+        () = signals.recv() => token.cancel(),
     }
     Ok(())
 }
@@ -175,51 +185,44 @@ async fn serve_http(server: McpServer, settings: &Settings) -> Result<(), Failur
     let address = listener
         .local_addr()
         .map_err(|e| Failure::check(format!("cannot listen on {}: {e}", settings.listen)))?;
+    let signals = listener::Signals::new();
     let stop = CancellationToken::new();
+    let drain = CancellationToken::new();
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(settings.allowed_hosts.iter().cloned())
         .with_allowed_origins(settings.allowed_origins.iter().cloned())
         .with_cancellation_token(stop.child_token());
     let service = StreamableHttpService::new(
         move || Ok(server.clone()),
-        Arc::new(LocalSessionManager::default()),
+        Arc::new(sessions::CappedSessions::new(&settings.transport)),
         config,
     );
     let auth = Arc::new(auth::Auth::from_settings(settings));
     let app = axum::Router::new()
         .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn_with_state(drain.clone(), end_streams_on_drain))
         .layer(axum::middleware::from_fn_with_state(auth, auth::middleware));
     tracing::info!("toolwire serving MCP on http://{address}/mcp");
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            shutdown_signal().await;
-            stop.cancel();
-        })
-        .await
-        .map_err(|e| Failure::check(format!("http: {e}")))
+    let control = listener::Control { signals, drain, stop };
+    listener::serve(listener, app, &settings.transport, control).await;
+    Ok(())
 }
 
-/// Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = terminate => {}
+/// A `GET` stream (the standalone SSE stream of a session) never ends by itself: it ends when
+/// the drain begins, so it does not hold shutdown for the whole grace period. Answers to calls
+/// (`POST`) are left to finish.
+async fn end_streams_on_drain(
+    axum::extract::State(drain): axum::extract::State<CancellationToken>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use futures::StreamExt as _;
+    let is_get = request.method() == http::Method::GET;
+    let response = next.run(request).await;
+    if !is_get {
+        return response;
     }
-    tracing::info!("shutting down");
+    let (parts, body) = response.into_parts();
+    let body = body.into_data_stream().take_until(drain.cancelled_owned());
+    axum::response::Response::from_parts(parts, axum::body::Body::from_stream(body))
 }

@@ -34,6 +34,7 @@ mod publish;
 mod registry;
 mod server;
 mod validate;
+pub mod work;
 
 pub use registry::{
     CallContext, DynTool, InternalError, IntoToolResult, Principal, Registry, RegistryError,

@@ -242,27 +242,27 @@ impl McpServer {
         Ok(result)
     }
 
-    /// Renders through the mapper for `revision`; over the limit, stores the v1 bytes bound to
-    /// `principal` and finishes the render with the signed link.
+    /// Renders through the mapper for `revision` (a large result on the blocking pool, DESIGN
+    /// §12); over the limit, stores the v1 bytes bound to `principal` and finishes the render
+    /// with the signed link. Hands the result back beside the output.
     async fn render(
         &self,
-        tool: &RegisteredTool,
-        result: &ToolResult,
+        tool: &Arc<RegisteredTool>,
+        result: ToolResult,
         revision: McpRevision,
         principal: &Principal,
         query: Query,
-    ) -> Result<Output, ErrorData> {
-        let config = &self.gateway.config;
-        let now = now();
-        let input_schema = tool.spec.input_schema.as_ref().unwrap_or(&Value::Null);
-        let cx = RenderContext::new(&tool.spec.name, now)
-            .output(&tool.output)
-            .input_schema(input_schema)
-            .query(query);
-        let rendered = config
-            .mapper
-            .render(result, Target::Mcp(revision), config.phase, &cx)
-            .map_err(|e| internal(&tool.spec.name, &e.to_string()))?;
+    ) -> Result<(ToolResult, Output), ErrorData> {
+        let gateway = Arc::clone(&self.gateway);
+        let placed_tool = Arc::clone(tool);
+        let large = crate::work::is_large(&result);
+        let (result, rendered) = crate::work::placed(large, move || {
+            let rendered = render_now(&gateway, &placed_tool, &result, revision, query);
+            (result, rendered)
+        })
+        .await
+        .map_err(|e| internal(&tool.spec.name, &e.to_string()))?;
+        let rendered = rendered.map_err(|e| internal(&tool.spec.name, &e.to_string()))?;
         let output = match rendered {
             Rendered::Complete(output) => output,
             Rendered::NeedsOffload(needs) => self.offload(tool, needs, principal).await?,
@@ -271,7 +271,7 @@ impl McpServer {
         for warning in output.warnings() {
             tracing::warn!(tool = %tool.spec.name, %warning, "render warning");
         }
-        Ok(output)
+        Ok((result, output))
     }
 
     async fn offload(
@@ -295,6 +295,23 @@ impl McpServer {
         }
         Ok(offloaded.output)
     }
+}
+
+/// One render through the gateway's mapper, wherever it runs.
+fn render_now(
+    gateway: &Gateway,
+    tool: &RegisteredTool,
+    result: &ToolResult,
+    revision: McpRevision,
+    query: Query,
+) -> Result<Rendered, toolwire_core::RenderError> {
+    let config = &gateway.config;
+    let input_schema = tool.spec.input_schema.as_ref().unwrap_or(&Value::Null);
+    let cx = RenderContext::new(&tool.spec.name, now())
+        .output(&tool.output)
+        .input_schema(input_schema)
+        .query(query);
+    config.mapper.render(result, Target::Mcp(revision), config.phase, &cx)
 }
 
 fn internal(tool: &str, why: &str) -> ErrorData {
@@ -369,7 +386,7 @@ impl rmcp::ServerHandler for McpServer {
             let count = self.gateway.legacy.bump();
             tracing::info!(tool = %name, legacy_results = count, "served a hand-built legacy result");
         }
-        let outcome = self.render(&tool, &result, revision, &principal, query).await?;
+        let (result, outcome) = self.render(&tool, result, revision, &principal, query).await?;
         let mut wire: CallToolResult = serde_json::from_str(outcome.json()).map_err(|e| {
             internal(&name, &format!("rendered result is not a CallToolResult: {e}"))
         })?;

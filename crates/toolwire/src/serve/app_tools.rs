@@ -162,7 +162,10 @@ impl Endpoint {
             .and_then(|v| v.to_str().ok())
             .unwrap_or_default()
             .to_owned();
-        let mut bytes = Vec::new();
+        // One buffer, sized once when the app says how much comes (never past the cap): no
+        // doubling of a large answer while it streams in.
+        let expected = response.content_length().unwrap_or(0).min(tool.response_cap);
+        let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
         loop {
             let chunk = response.chunk().await.map_err(|e| {
                 format!(
@@ -191,19 +194,35 @@ impl Endpoint {
             // Any other content type is passed through as text, unchanged (DESIGN §7).
             return Ok(toolwire_core::legacy::passthrough(text));
         }
-        if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
-            return Err(format!(
+        // Parsing costs about the answer's size: a large one leaves the async workers.
+        let large = text.len() >= toolwire_mcp::work::LARGE;
+        let parsed = toolwire_mcp::work::placed(large, move || parse_answer(&bytes))
+            .await
+            .map_err(|e| format!("The answer of tool {} could not be parsed ({e}).", tool.name))?;
+        match parsed {
+            Ok(result) => Ok(result),
+            Err(AnswerError::NotJson(e)) => Err(format!(
                 "The app endpoint {} of tool {} answered {content_type} that is not valid JSON ({e}); fix the app's answer.",
                 tool.endpoint, tool.name
-            ));
-        }
-        toolwire_core::parse_any(text.as_bytes()).map_err(|e| {
-            format!(
+            )),
+            Err(AnswerError::Unreadable(e)) => Err(format!(
                 "The app endpoint {} of tool {} answered a result toolwire cannot read ({e}); fix the app's answer.",
                 tool.endpoint, tool.name
-            )
-        })
+            )),
+        }
     }
+}
+
+/// Why a JSON answer gave no result.
+enum AnswerError {
+    NotJson(serde_json::Error),
+    Unreadable(toolwire_core::ParseError),
+}
+
+/// A JSON answer, parsed once into its result (the syntax check before allocates nothing).
+fn parse_answer(bytes: &[u8]) -> Result<ToolResult, AnswerError> {
+    serde_json::from_slice::<serde::de::IgnoredAny>(bytes).map_err(AnswerError::NotJson)?;
+    toolwire_core::parse_any(bytes).map_err(AnswerError::Unreadable)
 }
 
 fn seconds(duration: Duration) -> String {

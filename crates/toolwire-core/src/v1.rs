@@ -300,14 +300,29 @@ pub(crate) fn write_query(out: &mut String, query: &Query) {
 /// Parses a v1 document from bytes.
 pub fn parse(input: &[u8]) -> Result<ToolResult, V1Error> {
     let doc: Value = serde_json::from_slice(input).map_err(|err| V1Error::Json(err.to_string()))?;
-    parse_value(&doc)
+    parse_owned(doc)
 }
 
 /// Parses an already-decoded v1 document.
 pub fn parse_value(doc: &Value) -> Result<ToolResult, V1Error> {
-    let Value::Object(doc) = doc else {
+    let Value::Object(map) = doc else {
         return Err(V1Error::NotAnObject);
     };
+    parse_map(map, map.get("data").cloned())
+}
+
+/// Like [`parse_value`], taking the document: its data moves into the result instead of being
+/// copied, so a large document is held once, not twice.
+pub fn parse_owned(doc: Value) -> Result<ToolResult, V1Error> {
+    let Value::Object(mut map) = doc else {
+        return Err(V1Error::NotAnObject);
+    };
+    let data = map.get_mut("data").map(Value::take);
+    parse_map(&map, data)
+}
+
+/// The document's fields besides `data`, which the caller took out (cloned or moved).
+fn parse_map(doc: &Map<String, Value>, data: Option<Value>) -> Result<ToolResult, V1Error> {
     match doc.get("format") {
         None => return Err(V1Error::Missing { path: "format".into() }),
         Some(Value::String(format)) if format == FORMAT => {}
@@ -317,7 +332,7 @@ pub fn parse_value(doc: &Value) -> Result<ToolResult, V1Error> {
     if let Some(key) = doc.keys().find(|key| !TOP_LEVEL_KEYS.contains(&key.as_str())) {
         return Err(V1Error::UnknownTopLevelKey(key.clone()));
     }
-    let data = doc.get("data").cloned().and_then(normalize);
+    let data = data.and_then(normalize);
     let error = present(doc, "error").map(|error| parse_error(error, "error")).transpose()?;
     if error.is_some() && data.is_some() {
         return Err(V1Error::ErrorWithData);

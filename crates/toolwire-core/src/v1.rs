@@ -112,6 +112,18 @@ pub enum V1Error {
 
 /// The v1 form of `result` as compact JSON.
 pub fn to_string(result: &ToolResult) -> String {
+    write_doc(result, result.meta())
+}
+
+/// The v1 bytes of `result` as generated at `at`: what an offload stores. Only the metadata is
+/// copied to set the time, never the data.
+pub(crate) fn to_vec_generated_at(result: &ToolResult, at: Timestamp) -> Vec<u8> {
+    let mut meta = result.meta().clone();
+    meta.generated_at = Some(at);
+    write_doc(result, &meta).into_bytes()
+}
+
+fn write_doc(result: &ToolResult, meta: &Metadata) -> String {
     let mut out = String::new();
     let mut doc = Obj::open(&mut out);
     doc.str("format", FORMAT);
@@ -136,7 +148,6 @@ pub fn to_string(result: &ToolResult) -> String {
     if !result.stored_links().is_empty() {
         write_list(doc.key("storedLinks"), result.stored_links(), write_v1_stored_link);
     }
-    let meta = result.meta();
     if !meta.is_empty() {
         write_meta(doc.key("meta"), meta);
     }

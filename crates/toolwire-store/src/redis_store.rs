@@ -32,7 +32,11 @@ impl RedisStore {
     /// when Redis cannot be reached now; later outages only fail the calls made during them.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         let shown = hide_password(url);
-        let client = Client::open(url)
+        // TCP_NODELAY: a command is one small write that must not wait for a delayed ACK.
+        let info = redis::IntoConnectionInfo::into_connection_info(url)
+            .map_err(|source| StoreError::RedisUrl { url: shown.clone(), source })?
+            .set_tcp_settings(redis::io::tcp::TcpSettings::default().set_nodelay(true));
+        let client = Client::open(info)
             .map_err(|source| StoreError::RedisUrl { url: shown.clone(), source })?;
         // Few, short reconnection attempts: a call during an outage should fail within about a
         // second with a clear error rather than hang; the next call tries again.

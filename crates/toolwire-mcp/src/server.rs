@@ -244,7 +244,8 @@ impl McpServer {
 
     /// Renders through the mapper for `revision` (a large result on the blocking pool, DESIGN
     /// §12); over the limit, stores the v1 bytes bound to `principal` and finishes the render
-    /// with the signed link. Hands the result back beside the output.
+    /// with the signed link. The result is dropped once rendered, before the store is waited
+    /// for, so a large one is not held through the offload.
     async fn render(
         &self,
         tool: &Arc<RegisteredTool>,
@@ -252,13 +253,12 @@ impl McpServer {
         revision: McpRevision,
         principal: &Principal,
         query: Query,
-    ) -> Result<(ToolResult, Output), ErrorData> {
+    ) -> Result<Output, ErrorData> {
         let gateway = Arc::clone(&self.gateway);
         let placed_tool = Arc::clone(tool);
         let large = crate::work::is_large(&result);
-        let (result, rendered) = crate::work::placed(large, move || {
-            let rendered = render_now(&gateway, &placed_tool, &result, revision, query);
-            (result, rendered)
+        let rendered = crate::work::placed(large, move || {
+            render_now(&gateway, &placed_tool, &result, revision, query)
         })
         .await
         .map_err(|e| internal(&tool.spec.name, &e.to_string()))?;
@@ -271,7 +271,7 @@ impl McpServer {
         for warning in output.warnings() {
             tracing::warn!(tool = %tool.spec.name, %warning, "render warning");
         }
-        Ok((result, output))
+        Ok(output)
     }
 
     async fn offload(
@@ -386,14 +386,15 @@ impl rmcp::ServerHandler for McpServer {
             let count = self.gateway.legacy.bump();
             tracing::info!(tool = %name, legacy_results = count, "served a hand-built legacy result");
         }
-        let (result, outcome) = self.render(&tool, result, revision, &principal, query).await?;
+        let code = result.error().map(|error| error.code.as_str().to_owned());
+        let outcome = self.render(&tool, result, revision, &principal, query).await?;
         let mut wire: CallToolResult = serde_json::from_str(outcome.json()).map_err(|e| {
             internal(&name, &format!("rendered result is not a CallToolResult: {e}"))
         })?;
         // rmcp never adds `resultType` itself and strips it below 2026-07-28 (interop fact 1).
         wire.result_type = (revision >= McpRevision::V2026_07_28).then_some(ResultType::COMPLETE);
-        let label = match (result.error(), outcome.is_error()) {
-            (Some(error), _) => error.code.as_str().to_owned(),
+        let label = match (code, outcome.is_error()) {
+            (Some(code), _) => code,
             (None, true) => "failure".to_owned(),
             (None, false) => "success".to_owned(),
         };

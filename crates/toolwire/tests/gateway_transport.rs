@@ -79,6 +79,17 @@ fn sleeping_tool(app: &App, ms: u64) -> String {
     )
 }
 
+/// Calls the `slow` tool on a thread and gives the call half a second to reach the app.
+fn slow_call(server: &Server) -> std::thread::JoinHandle<serde_json::Value> {
+    let url = server.url.clone();
+    let call = std::thread::spawn(move || {
+        let mut client = HttpClient::connect(&url, REVISION, None);
+        client.call("slow", json!({}))
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    call
+}
+
 #[test]
 fn a_half_sent_request_is_closed_after_the_header_timeout() {
     let server = Server::start(
@@ -155,12 +166,7 @@ fn sessions_are_capped_and_idle_ones_expire() {
 fn sigterm_lets_a_call_in_flight_finish_and_refuses_new_connections() {
     let app = app();
     let mut server = Server::start(Some(&sleeping_tool(&app, 1500)), &[]);
-    let url = server.url.clone();
-    let call = std::thread::spawn(move || {
-        let mut client = HttpClient::connect(&url, REVISION, None);
-        client.call("slow", json!({}))
-    });
-    std::thread::sleep(Duration::from_millis(500));
+    let call = slow_call(&server);
     term(&server);
     std::thread::sleep(Duration::from_millis(300));
     assert!(TcpStream::connect(address(&server)).is_err(), "still accepting after SIGTERM");
@@ -194,12 +200,7 @@ fn a_second_signal_ends_at_once() {
     let app = app();
     let config = format!("{}[transport]\nshutdown_grace_ms = 60000\n", sleeping_tool(&app, 30_000));
     let mut server = Server::start(Some(&config), &[]);
-    let url = server.url.clone();
-    let _call = std::thread::spawn(move || {
-        let mut client = HttpClient::connect(&url, REVISION, None);
-        client.call("slow", json!({}))
-    });
-    std::thread::sleep(Duration::from_millis(500));
+    let _call = slow_call(&server);
     term(&server);
     assert_eq!(server.wait_exit(Duration::from_millis(800)), None, "exited without draining");
     let started = Instant::now();

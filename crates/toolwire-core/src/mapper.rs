@@ -673,9 +673,7 @@ impl OutputMapper {
         if limit < MIN_OFFLOAD_LIMIT {
             return Err(RenderError::LimitTooSmall { target, size: full.size(), limit });
         }
-        let mut stored = result.clone();
-        stored.meta.generated_at = Some(generated_at);
-        let v1 = crate::v1::to_vec(&stored);
+        let v1 = crate::v1::to_vec_generated_at(result, generated_at);
         let plan = Box::new(StubPlan {
             target,
             phase,

@@ -58,7 +58,7 @@ pub fn parse_any(input: &[u8]) -> Result<ToolResult, ParseError> {
         && let Some(Value::String(format)) = doc.get("format")
         && format.starts_with(v1::FORMAT_PREFIX)
     {
-        return Ok(v1::parse_value(&value)?);
+        return Ok(v1::parse_owned(value)?);
     }
     Ok(legacy::from_value(value, text))
 }

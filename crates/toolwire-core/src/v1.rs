@@ -130,6 +130,18 @@ pub enum V1Error {
 
 /// The v1 form of `result` as compact JSON.
 pub fn to_string(result: &ToolResult) -> String {
+    write_doc(result, result.meta())
+}
+
+/// The v1 bytes of `result` as generated at `at`: what an offload stores. Only the metadata is
+/// copied to set the time, never the data.
+pub(crate) fn to_vec_generated_at(result: &ToolResult, at: Timestamp) -> Vec<u8> {
+    let mut meta = result.meta().clone();
+    meta.generated_at = Some(at);
+    write_doc(result, &meta).into_bytes()
+}
+
+fn write_doc(result: &ToolResult, meta: &Metadata) -> String {
     let mut out = String::new();
     let mut doc = Obj::open(&mut out);
     let input = result.input_required_requests();
@@ -156,7 +168,6 @@ pub fn to_string(result: &ToolResult) -> String {
     if !result.stored_links().is_empty() {
         write_list(doc.key("storedLinks"), result.stored_links(), write_v1_stored_link);
     }
-    let meta = result.meta();
     if !meta.is_empty() {
         write_meta(doc.key("meta"), meta);
     }
@@ -331,14 +342,29 @@ pub(crate) fn write_query(out: &mut String, query: &Query) {
 /// Parses a v1 or v2 document from bytes.
 pub fn parse(input: &[u8]) -> Result<ToolResult, V1Error> {
     let doc: Value = serde_json::from_slice(input).map_err(|err| V1Error::Json(err.to_string()))?;
-    parse_value(&doc)
+    parse_owned(doc)
 }
 
 /// Parses an already-decoded v1 document.
 pub fn parse_value(doc: &Value) -> Result<ToolResult, V1Error> {
-    let Value::Object(doc) = doc else {
+    let Value::Object(map) = doc else {
         return Err(V1Error::NotAnObject);
     };
+    parse_map(map, map.get("data").cloned())
+}
+
+/// Like [`parse_value`], taking the document: its data moves into the result instead of being
+/// copied, so a large document is held once, not twice.
+pub fn parse_owned(doc: Value) -> Result<ToolResult, V1Error> {
+    let Value::Object(mut map) = doc else {
+        return Err(V1Error::NotAnObject);
+    };
+    let data = map.get_mut("data").map(Value::take);
+    parse_map(&map, data)
+}
+
+/// The document's fields besides `data`, which the caller took out (cloned or moved).
+fn parse_map(doc: &Map<String, Value>, data: Option<Value>) -> Result<ToolResult, V1Error> {
     let v2 = match doc.get("format") {
         None => return Err(V1Error::Missing { path: "format".into() }),
         Some(Value::String(format)) if format == FORMAT => false,
@@ -352,7 +378,7 @@ pub fn parse_value(doc: &Value) -> Result<ToolResult, V1Error> {
     }) {
         return Err(V1Error::UnknownTopLevelKey(key.clone()));
     }
-    let data = doc.get("data").cloned().and_then(normalize);
+    let data = data.and_then(normalize);
     let error = present(doc, "error").map(|error| parse_error(error, "error")).transpose()?;
     if error.is_some() && data.is_some() {
         return Err(V1Error::ErrorWithData);

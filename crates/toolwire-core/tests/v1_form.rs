@@ -176,6 +176,22 @@ fn null_means_absent() {
 }
 
 #[test]
+fn a_taken_document_parses_as_a_borrowed_one() {
+    let docs = [
+        json!({"format": v1::FORMAT, "data": {"items": [1, 2.50, "x"]}, "summary": "s"}),
+        json!({"format": v1::FORMAT, "data": null, "summary": "only"}),
+        json!({"format": v1::FORMAT, "data": 1, "error": {"code": "x", "message": "m"}}),
+        json!({"format": v1::FORMAT, "data": [], "surprise": 1}),
+        json!([1]),
+    ];
+    for doc in docs {
+        let borrowed = v1::parse_value(&doc).map(|r| v1::to_string(&r)).map_err(|e| e.to_string());
+        let taken = v1::parse_owned(doc).map(|r| v1::to_string(&r)).map_err(|e| e.to_string());
+        assert_eq!(taken, borrowed);
+    }
+}
+
+#[test]
 fn keeps_any_extension_namespace_as_written() {
     let doc = json!({"format": v1::FORMAT, "meta": {"extensions": {"legacy": {"preview": true, "extra": {"bad key": 1}}, "io.modelcontextprotocol": {"k": 2}}}});
     let parsed = v1::parse_value(&doc).unwrap();

@@ -147,11 +147,11 @@ impl Rounds {
     /// The `InputRequiredResult` response of a rendered input-required result on 2026-07-28;
     /// `None` for every other result.
     pub(crate) fn response(
-        result: &ToolResult,
+        input_required: bool,
         output: &Output,
         revision: McpRevision,
     ) -> Option<Result<CallToolResponse, String>> {
-        (result.is_input_required() && McpCaps::of(revision).input_required_result).then(|| {
+        (input_required && McpCaps::of(revision).input_required_result).then(|| {
             serde_json::from_str::<InputRequiredResult>(output.json())
                 .map(CallToolResponse::InputRequired)
                 .map_err(|e| format!("rendered result is not an InputRequiredResult: {e}"))

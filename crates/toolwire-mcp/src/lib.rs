@@ -38,6 +38,7 @@ mod publish;
 mod registry;
 mod server;
 mod validate;
+pub mod work;
 
 pub use input::MAX_ROUNDS;
 pub use observe::{CallObserver, CallRecord, OffloadRecord};

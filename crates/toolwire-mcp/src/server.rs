@@ -266,32 +266,30 @@ impl McpServer {
         Ok(result)
     }
 
-    /// Renders through the mapper for `revision`; over the limit, stores the v1 bytes bound to
-    /// `principal` and finishes the render with the signed link.
+    /// Renders through the mapper for `revision` (a large result on the blocking pool, DESIGN
+    /// §12); over the limit, stores the v1 bytes bound to `principal` and finishes the render
+    /// with the signed link. The result is dropped once rendered, before the store is waited
+    /// for, so a large one is not held through the offload.
     async fn render(
         &self,
-        tool: &RegisteredTool,
-        result: &ToolResult,
+        tool: &Arc<RegisteredTool>,
+        result: ToolResult,
         Audience { revision, host }: Audience<'_>,
         principal: &Principal,
         query: Query,
-        request_state: Option<&str>,
+        request_state: Option<String>,
     ) -> Result<Output, ErrorData> {
-        let config = &self.gateway.config;
-        let now = now();
-        let input_schema = tool.spec.input_schema.as_ref().unwrap_or(&Value::Null);
-        let mut cx = RenderContext::new(&tool.spec.name, now)
-            .output(&tool.output)
-            .input_schema(input_schema)
-            .query(query)
-            .host(host);
-        if let Some(sealed) = request_state {
-            cx = cx.request_state(sealed);
-        }
-        let rendered = config
-            .mapper
-            .render(result, Target::Mcp(revision), config.phase, &cx)
-            .map_err(|e| internal(&tool.spec.name, &e.to_string()))?;
+        let gateway = Arc::clone(&self.gateway);
+        let placed_tool = Arc::clone(tool);
+        let host = host.clone();
+        let large = crate::work::is_large(&result);
+        let rendered = crate::work::placed(large, move || {
+            let audience = Audience { revision, host: &host };
+            render_now(&gateway, &placed_tool, &result, audience, query, request_state.as_deref())
+        })
+        .await
+        .map_err(|e| internal(&tool.spec.name, &e.to_string()))?;
+        let rendered = rendered.map_err(|e| internal(&tool.spec.name, &e.to_string()))?;
         let output = match rendered {
             Rendered::Complete(output) => output,
             Rendered::NeedsOffload(needs) => self.offload(tool, needs, principal).await?,
@@ -400,6 +398,28 @@ struct Audience<'a> {
     host: &'a HostProfile,
 }
 
+/// One render through the gateway's mapper, wherever it runs.
+fn render_now(
+    gateway: &Gateway,
+    tool: &RegisteredTool,
+    result: &ToolResult,
+    Audience { revision, host }: Audience<'_>,
+    query: Query,
+    request_state: Option<&str>,
+) -> Result<Rendered, toolwire_core::RenderError> {
+    let config = &gateway.config;
+    let input_schema = tool.spec.input_schema.as_ref().unwrap_or(&Value::Null);
+    let mut cx = RenderContext::new(&tool.spec.name, now())
+        .output(&tool.output)
+        .input_schema(input_schema)
+        .query(query)
+        .host(host);
+    if let Some(sealed) = request_state {
+        cx = cx.request_state(sealed);
+    }
+    config.mapper.render(result, Target::Mcp(revision), config.phase, &cx)
+}
+
 fn internal(tool: &str, why: &str) -> ErrorData {
     tracing::error!(%tool, reason = %why, "tool call failed with an internal error");
     ErrorData::internal_error(format!("tool {tool} failed with an internal error"), None)
@@ -489,17 +509,14 @@ impl rmcp::ServerHandler for McpServer {
             tracing::info!(tool = %log_safe(&name), legacy_results = count, "served a hand-built legacy result");
         }
         let sealed = rounds.seal(&result)?;
+        let input_required = result.is_input_required();
+        let code = result.error().map(|error| error.code.as_str().to_owned());
         let outcome = self
-            .render(
-                &tool,
-                &result,
-                Audience { revision, host },
-                &principal,
-                query,
-                sealed.as_deref(),
-            )
+            .render(&tool, result, Audience { revision, host }, &principal, query, sealed)
             .await?;
-        if let Some(input_required) = crate::input::Rounds::response(&result, &outcome, revision) {
+        if let Some(input_required) =
+            crate::input::Rounds::response(input_required, &outcome, revision)
+        {
             tracing::info!(
                 tool = %log_safe(&name),
                 revision = revision.as_str(),
@@ -516,8 +533,8 @@ impl rmcp::ServerHandler for McpServer {
         })?;
         // rmcp never adds `resultType` itself and strips it below 2026-07-28 (interop fact 1).
         wire.result_type = (revision >= McpRevision::V2026_07_28).then_some(ResultType::COMPLETE);
-        let label = match (result.error(), outcome.is_error()) {
-            (Some(error), _) => error.code.as_str().to_owned(),
+        let label = match (code, outcome.is_error()) {
+            (Some(code), _) => code,
             (None, true) => "failure".to_owned(),
             (None, false) => "success".to_owned(),
         };

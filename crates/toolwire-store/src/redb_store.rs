@@ -30,11 +30,21 @@ pub struct RedbOptions {
     pub sweep_interval: Option<Duration>,
     /// Records removed per write transaction, so one sweep never holds the writer for long.
     pub sweep_batch: usize,
+    /// Bytes of redb's page cache. redb's own default (1 GiB) lets a run of large offloads
+    /// grow the process by that much; this bound keeps memory flat (DESIGN §12).
+    pub cache_size: usize,
 }
+
+/// The default page cache: 32 MiB.
+const DEFAULT_CACHE_SIZE: usize = 32 * 1024 * 1024;
 
 impl Default for RedbOptions {
     fn default() -> Self {
-        Self { sweep_interval: Some(Duration::from_secs(60)), sweep_batch: 512 }
+        Self {
+            sweep_interval: Some(Duration::from_secs(60)),
+            sweep_batch: 512,
+            cache_size: DEFAULT_CACHE_SIZE,
+        }
     }
 }
 
@@ -48,6 +58,12 @@ impl RedbOptions {
     /// With `batch` records removed per write transaction (at least 1).
     pub fn sweep_batch(mut self, batch: usize) -> Self {
         self.sweep_batch = batch.max(1);
+        self
+    }
+
+    /// With a page cache of `bytes`.
+    pub fn cache_size(mut self, bytes: usize) -> Self {
+        self.cache_size = bytes;
         self
     }
 }
@@ -86,8 +102,9 @@ impl RedbStore {
         let runtime = Handle::try_current().map_err(|err| StoreError::Task(err.to_string()))?;
         let dir = dir.into();
         let batch = options.sweep_batch.max(1);
+        let cache = options.cache_size;
         let inner = runtime
-            .spawn_blocking(move || open_blocking(dir, batch))
+            .spawn_blocking(move || open_blocking(dir, batch, cache))
             .await
             .map_err(|err| StoreError::Task(err.to_string()))??;
         let inner = Arc::new(inner);
@@ -124,11 +141,11 @@ impl Drop for RedbStore {
     }
 }
 
-fn open_blocking(dir: PathBuf, batch: usize) -> Result<Inner, StoreError> {
+fn open_blocking(dir: PathBuf, batch: usize, cache: usize) -> Result<Inner, StoreError> {
     std::fs::create_dir_all(&dir)
         .map_err(|source| StoreError::CreateDir { dir: dir.clone(), source })?;
     let path = dir.join(RESULTS_FILE);
-    let db = match Database::create(&path) {
+    let db = match Database::builder().set_cache_size(cache).create(&path) {
         Ok(db) => db,
         Err(DatabaseError::DatabaseAlreadyOpen) => return Err(StoreError::DataDirInUse { dir }),
         Err(err) => return Err(redb_error(&path, err)),

@@ -39,12 +39,16 @@ impl RedisStore {
     /// crypto provider, which the program installs.
     pub async fn connect_with_ca(url: &str, ca_pem: Option<&[u8]>) -> Result<Self, StoreError> {
         let shown = hide_password(url);
+        // TCP_NODELAY: a command is one small write that must not wait for a delayed ACK.
+        let info = redis::IntoConnectionInfo::into_connection_info(url)
+            .map_err(|source| StoreError::RedisUrl { url: shown.clone(), source })?
+            .set_tcp_settings(redis::io::tcp::TcpSettings::default().set_nodelay(true));
         let client = match ca_pem {
             Some(pem) => Client::build_with_tls(
-                url,
+                info,
                 redis::TlsCertificates { client_tls: None, root_cert: Some(pem.to_vec()) },
             ),
-            None => Client::open(url),
+            None => Client::open(info),
         }
         .map_err(|source| StoreError::RedisUrl { url: shown.clone(), source })?;
         // Few, short reconnection attempts: a call during an outage should fail within about a

@@ -298,26 +298,33 @@ impl Endpoint {
             // Any other content type is passed through as text, unchanged (DESIGN §7).
             return Ok(toolwire_core::legacy::passthrough(text));
         }
-        if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
-            return Err(unavailable(
+        // Parsing costs about the answer's size: a large one leaves the async workers.
+        let large = text.len() >= toolwire_mcp::work::LARGE;
+        let name = tool.name.clone();
+        let parsed =
+            toolwire_mcp::work::placed(large, move || parse_answer(&bytes)).await.map_err(|e| {
+                unavailable(&name, &format!("its answer could not be parsed ({e})"), FIX_THE_APP)
+            })?;
+        parsed.map_err(|e| match e {
+            AnswerError::NotJson(e) => unavailable(
                 &tool.name,
                 &format!("its app answered {content_type} that is not valid JSON ({e})"),
                 FIX_THE_APP,
-            ));
-        }
-        toolwire_core::parse_any(text.as_bytes()).map_err(|e| {
-            unavailable(
+            ),
+            AnswerError::Unreadable(e) => unavailable(
                 &tool.name,
                 &format!("its app answered a result toolwire cannot read ({e})"),
                 FIX_THE_APP,
-            )
+            ),
         })
     }
 
-    /// The answer's body, at most `response_cap` bytes.
+    /// The answer's body, at most `response_cap` bytes, in one buffer sized once when the app
+    /// says how much comes (never past the cap): no doubling of a large answer as it streams in.
     async fn read_body(&self, mut response: reqwest::Response) -> Result<Vec<u8>, String> {
         let tool = &self.tool;
-        let mut bytes = Vec::new();
+        let expected = response.content_length().unwrap_or(0).min(tool.response_cap);
+        let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
         loop {
             let chunk = response.chunk().await.map_err(|e| {
                 tracing::warn!(tool = %tool.name, endpoint = %self.shown, error = %e.without_url(), "app answer broke off");
@@ -349,6 +356,18 @@ fn retry_input(context: &CallContext) -> Option<Value> {
         input.insert("state".into(), state.clone());
     }
     Some(Value::Object(input))
+}
+
+/// Why a JSON answer gave no result.
+enum AnswerError {
+    NotJson(serde_json::Error),
+    Unreadable(toolwire_core::ParseError),
+}
+
+/// A JSON answer, parsed once into its result (the syntax check before allocates nothing).
+fn parse_answer(bytes: &[u8]) -> Result<ToolResult, AnswerError> {
+    serde_json::from_slice::<serde::de::IgnoredAny>(bytes).map_err(AnswerError::NotJson)?;
+    toolwire_core::parse_any(bytes).map_err(AnswerError::Unreadable)
 }
 
 fn seconds(duration: Duration) -> String {

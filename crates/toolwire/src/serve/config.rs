@@ -49,6 +49,8 @@ pub struct FileConfig {
     pub limits: Option<LimitsConfig>,
     /// Where stored results live.
     pub store: Option<StoreConfig>,
+    /// Timeouts and caps of the HTTP transport.
+    pub transport: Option<TransportConfig>,
     /// Who may call.
     pub auth: Option<AuthConfig>,
     /// Health, readiness and metrics endpoints.
@@ -100,6 +102,51 @@ pub struct StoreConfig {
     pub offload_fallback: Option<String>,
     /// A PEM file of CA certificates trusted for `rediss://` instead of the system roots.
     pub ca_file: Option<PathBuf>,
+    /// MiB of redb's page cache.
+    pub cache_mib: Option<u64>,
+}
+
+/// `[transport]`: what keeps slow or many clients from taking the server down (DESIGN §12).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TransportConfig {
+    /// Milliseconds a client has to send a request's headers.
+    pub header_read_timeout_ms: Option<u64>,
+    /// Open connections at most; more are closed at once.
+    pub max_connections: Option<usize>,
+    /// Sessions at most; more `initialize` requests are refused.
+    pub max_sessions: Option<usize>,
+    /// Milliseconds after which an idle session ends.
+    pub session_idle_ms: Option<u64>,
+    /// Milliseconds calls in flight get to finish after SIGTERM.
+    pub shutdown_grace_ms: Option<u64>,
+}
+
+/// The transport's limits, resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transport {
+    /// Time to send a request's headers.
+    pub header_read_timeout: Duration,
+    /// Open connections at most.
+    pub max_connections: usize,
+    /// Sessions at most.
+    pub max_sessions: usize,
+    /// Idle time after which a session ends.
+    pub session_idle: Duration,
+    /// Time calls in flight get to finish on shutdown.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for Transport {
+    fn default() -> Self {
+        Self {
+            header_read_timeout: Duration::from_secs(10),
+            max_connections: 1024,
+            max_sessions: 10_000,
+            session_idle: Duration::from_secs(300),
+            shutdown_grace: Duration::from_secs(30),
+        }
+    }
 }
 
 /// `[auth]`.
@@ -360,6 +407,10 @@ pub struct Settings {
     pub store_ca_pem: Option<Vec<u8>>,
     /// Send inline when the store fails.
     pub offload_fallback_inline: bool,
+    /// Bytes of redb's page cache.
+    pub cache_size: usize,
+    /// Timeouts and caps of the HTTP transport.
+    pub transport: Transport,
     /// Whether a config file governs access (then tokens, and anonymous only if enabled).
     pub auth_configured: bool,
     /// Anonymous access allowed.
@@ -568,6 +619,14 @@ fn resolve(
             ));
         }
     };
+    let cache_size = match store_cfg.cache_mib {
+        None => 32 * 1024 * 1024,
+        Some(mib) => usize::try_from(mib)
+            .ok()
+            .and_then(|mib| mib.checked_mul(1024 * 1024))
+            .ok_or_else(|| error("store.cache_mib", format!("{mib} MiB is too large")))?,
+    };
+    let transport = transport(parsed.transport.unwrap_or_default(), &error)?;
     let mut allowed_hosts: Vec<String> =
         ["localhost", "127.0.0.1", "::1"].into_iter().map(str::to_owned).collect();
     let listen_host = listen.ip().to_string();
@@ -720,6 +779,8 @@ fn resolve(
         signing_keys_env: store_cfg.signing_keys_env,
         store_ca_pem,
         offload_fallback_inline,
+        cache_size,
+        transport,
         auth_configured,
         anonymous: auth.anonymous,
         tokens,
@@ -852,6 +913,46 @@ fn host_profiles(
     Ok(hosts)
 }
 
+/// `[transport]` over the defaults; zero is refused where it would stop all serving.
+fn transport(
+    given: TransportConfig,
+    error: &dyn Fn(&str, String) -> ConfigError,
+) -> Result<Transport, ConfigError> {
+    let defaults = Transport::default();
+    let positive = |key: &str, value: Option<u64>, default: Duration| match value {
+        Some(0) => Err(error(key, "must be at least 1 millisecond".into())),
+        Some(ms) => Ok(Duration::from_millis(ms)),
+        None => Ok(default),
+    };
+    let count = |key: &str, value: Option<usize>, default: usize| match value {
+        Some(0) => Err(error(key, "must be at least 1".into())),
+        Some(n) => Ok(n),
+        None => Ok(default),
+    };
+    Ok(Transport {
+        header_read_timeout: positive(
+            "transport.header_read_timeout_ms",
+            given.header_read_timeout_ms,
+            defaults.header_read_timeout,
+        )?,
+        max_connections: count(
+            "transport.max_connections",
+            given.max_connections,
+            defaults.max_connections,
+        )?,
+        max_sessions: count("transport.max_sessions", given.max_sessions, defaults.max_sessions)?,
+        session_idle: positive(
+            "transport.session_idle_ms",
+            given.session_idle_ms,
+            defaults.session_idle,
+        )?,
+        // Zero grace is allowed: stop at once.
+        shutdown_grace: given
+            .shutdown_grace_ms
+            .map_or(defaults.shutdown_grace, Duration::from_millis),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -880,6 +981,33 @@ mod tests {
         assert!(!s.auth_configured);
         assert!(s.demo_tools);
         assert_eq!(s.allowed_hosts, vec!["localhost", "127.0.0.1", "::1"]);
+    }
+
+    #[test]
+    fn transport_limits_and_the_cache_have_defaults_and_keys() {
+        let Ok(s) = from_text("") else { panic!("refused") };
+        assert_eq!(s.transport.header_read_timeout, Duration::from_secs(10));
+        assert_eq!(s.transport.max_connections, 1024);
+        assert_eq!(s.transport.max_sessions, 10_000);
+        assert_eq!(s.transport.session_idle, Duration::from_secs(300));
+        assert_eq!(s.transport.shutdown_grace, Duration::from_secs(30));
+        assert_eq!(s.cache_size, 32 * 1024 * 1024);
+        let text = "[transport]\nheader_read_timeout_ms = 250\nmax_connections = 8\nmax_sessions = 2\nsession_idle_ms = 1000\nshutdown_grace_ms = 0\n[store]\ncache_mib = 4";
+        let Ok(s) = from_text(text) else { panic!("refused") };
+        let expected = Transport {
+            header_read_timeout: Duration::from_millis(250),
+            max_connections: 8,
+            max_sessions: 2,
+            session_idle: Duration::from_secs(1),
+            shutdown_grace: Duration::ZERO,
+        };
+        assert_eq!(s.transport, expected);
+        assert_eq!(s.cache_size, 4 * 1024 * 1024);
+        let refused = from_text("[transport]\nmax_connections = 0").map(|_| ());
+        assert_eq!(
+            refused.map_err(|e| e.to_string()),
+            Err("t.toml: transport.max_connections: must be at least 1".to_owned())
+        );
     }
 
     #[test]

@@ -65,11 +65,19 @@ pub fn catalog() -> Catalog {
     Arc::new(RwLock::new(products))
 }
 
-fn read(catalog: &Catalog) -> Result<Vec<Product>, ToolError> {
+/// Runs `look` over the products under the read lock: a call borrows the catalog, it never
+/// copies all of it.
+fn read<T>(catalog: &Catalog, look: impl FnOnce(&[Product]) -> T) -> Result<T, ToolError> {
     catalog
         .read()
-        .map(|products| products.clone())
+        .map(|products| look(&products))
         .map_err(|_| ToolError::new(ErrorCode::ToolError, "The catalog is unavailable."))
+}
+
+/// The product with `id` (ids run 1…N in order, so it is found by index).
+fn product(products: &[Product], id: u64) -> Option<&Product> {
+    let index = usize::try_from(id.checked_sub(1)?).ok()?;
+    products.get(index).filter(|p| p.id == id)
 }
 
 fn not_found(id: u64) -> ToolError {
@@ -211,7 +219,7 @@ pub fn register(registry: &mut Registry, catalog: &Catalog) -> Result<(), Regist
         move |input: GetInput, _cx: CallContext| {
             let c = c.clone();
             async move {
-                let found = read(&c)?.into_iter().find(|p| p.id == input.id);
+                let found = read(&c, |products| product(products, input.id).cloned())?;
                 found.ok_or_else(|| not_found(input.id))
             }
         },
@@ -225,12 +233,11 @@ pub fn register(registry: &mut Registry, catalog: &Catalog) -> Result<(), Regist
         move |input: CountInput, _cx: CallContext| {
             let c = c.clone();
             async move {
-                let products = read(&c)?;
                 let wanted = input.category.as_deref();
-                Ok::<u64, ToolError>(
+                read(&c, |products| {
                     products.iter().filter(|p| wanted.is_none_or(|w| p.category == w)).count()
-                        as u64,
-                )
+                        as u64
+                })
             }
         },
     )?;
@@ -259,12 +266,13 @@ pub fn register(registry: &mut Registry, catalog: &Catalog) -> Result<(), Regist
         move |_input: NoInput, _cx: CallContext| {
             let c = c.clone();
             async move {
-                match read(&c) {
-                    Ok(products) => built(
-                        ToolResult::builder()
-                            .data(json!(products))
-                            .summary(format!("The whole catalog: {} products.", products.len())),
-                    ),
+                let export = read(&c, |products| {
+                    ToolResult::builder()
+                        .data(json!(products))
+                        .summary(format!("The whole catalog: {} products.", products.len()))
+                });
+                match export {
+                    Ok(builder) => built(builder),
                     Err(error) => ToolResult::failure(error),
                 }
             }
@@ -307,10 +315,13 @@ fn legacy_echo(text: &str) -> ToolResult {
 }
 
 fn search(catalog: &Catalog, input: SearchInput) -> ToolResult {
-    let products = match read(catalog) {
-        Ok(p) => p,
-        Err(e) => return ToolResult::failure(e),
-    };
+    match read(catalog, |products| search_in(products, &input)) {
+        Ok(result) => result,
+        Err(e) => ToolResult::failure(e),
+    }
+}
+
+fn search_in(products: &[Product], input: &SearchInput) -> ToolResult {
     let words: Vec<String> = input
         .query
         .as_deref()
@@ -318,10 +329,13 @@ fn search(catalog: &Catalog, input: SearchInput) -> ToolResult {
         .split_whitespace()
         .map(str::to_lowercase)
         .collect();
-    let matches: Vec<Product> = products
-        .into_iter()
+    let matches: Vec<&Product> = products
+        .iter()
         .filter(|p| input.category.as_deref().is_none_or(|c| p.category == c))
         .filter(|p| {
+            if words.is_empty() {
+                return true;
+            }
             let text = format!("{} {}", p.name, p.description).to_lowercase();
             words.iter().all(|w| text.contains(w.as_str()))
         })
@@ -329,7 +343,8 @@ fn search(catalog: &Catalog, input: SearchInput) -> ToolResult {
     let total = matches.len() as u64;
     let (limit, page) = (u64::from(input.limit), u64::from(input.page));
     let start = (page - 1).saturating_mul(limit);
-    let items: Vec<&Product> = matches.iter().skip(start as usize).take(limit as usize).collect();
+    let items: Vec<&Product> =
+        matches.iter().copied().skip(start as usize).take(limit as usize).collect();
     let mut pagination = Pagination::new(total, page, limit);
     if start + (items.len() as u64) < total {
         pagination = pagination.next_cursor((page + 1).to_string());
@@ -377,11 +392,27 @@ fn update_price(catalog: &Catalog, input: UpdateInput, cx: &CallContext) -> Tool
 }
 
 fn chart(catalog: &Catalog, input: ChartInput) -> ToolResult {
-    let products = match read(catalog) {
-        Ok(p) => p,
+    let bars = read(catalog, |products| bars(products, input.category.as_deref()));
+    let bars = match bars {
+        Ok(bars) => bars,
         Err(e) => return ToolResult::failure(e),
     };
-    let bars: Vec<(String, u64)> = match input.category.as_deref() {
+    let png = draw(&bars);
+    let listed: Vec<String> = bars.iter().map(|(label, n)| format!("{label}: {n}")).collect();
+    let summary = match input.category {
+        None => format!("Bar chart of products per category ({}).", listed.join(", ")),
+        Some(c) => format!("Bar chart of {c} per price band ({}).", listed.join(", ")),
+    };
+    built(ToolResult::builder().summary(summary).part(Part::named_binary(
+        png,
+        "image/png",
+        "chart.png",
+    )))
+}
+
+/// Products per category, or per price band of `category`.
+fn bars(products: &[Product], category: Option<&str>) -> Vec<(String, u64)> {
+    match category {
         None => CATEGORIES
             .iter()
             .map(|c| (c.to_string(), products.iter().filter(|p| p.category == *c).count() as u64))
@@ -399,18 +430,7 @@ fn chart(catalog: &Catalog, input: ChartInput) -> ToolResult {
                 })
                 .collect()
         }
-    };
-    let png = draw(&bars);
-    let listed: Vec<String> = bars.iter().map(|(label, n)| format!("{label}: {n}")).collect();
-    let summary = match input.category {
-        None => format!("Bar chart of products per category ({}).", listed.join(", ")),
-        Some(c) => format!("Bar chart of {c} per price band ({}).", listed.join(", ")),
-    };
-    built(ToolResult::builder().summary(summary).part(Part::named_binary(
-        png,
-        "image/png",
-        "chart.png",
-    )))
+    }
 }
 
 /// Draws the bars on a white 320×200 canvas (palette: white, blue bars, black axis).
@@ -442,8 +462,8 @@ mod tests {
 
     #[test]
     fn the_catalog_is_deterministic() {
-        let a = read(&catalog()).unwrap_or_default();
-        let b = read(&catalog()).unwrap_or_default();
+        let a = read(&catalog(), <[Product]>::to_vec).unwrap_or_default();
+        let b = read(&catalog(), <[Product]>::to_vec).unwrap_or_default();
         assert_eq!(a.len(), CATALOG_SIZE as usize);
         assert_eq!(serde_json::to_string(&a).ok(), serde_json::to_string(&b).ok());
         assert_eq!(a[0].id, 1);
@@ -452,8 +472,17 @@ mod tests {
     }
 
     #[test]
+    fn products_are_found_by_id() {
+        let products = read(&catalog(), <[Product]>::to_vec).unwrap_or_default();
+        assert_eq!(product(&products, 1).map(|p| p.id), Some(1));
+        assert_eq!(product(&products, CATALOG_SIZE).map(|p| p.id), Some(CATALOG_SIZE));
+        assert!(product(&products, 0).is_none());
+        assert!(product(&products, CATALOG_SIZE + 1).is_none());
+    }
+
+    #[test]
     fn the_export_is_well_over_the_limit() {
-        let all = read(&catalog()).unwrap_or_default();
+        let all = read(&catalog(), <[Product]>::to_vec).unwrap_or_default();
         let size = serde_json::to_string(&all).map(|s| s.len()).unwrap_or(0);
         assert!(size > 262_144 + 65_536, "{size}");
     }

@@ -7,9 +7,6 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
 
-use axum::extract::connect_info::Connected;
-use axum::serve::IncomingStream;
-use tokio::net::TcpListener;
 use toolwire_mcp::{CallObserver, CallRecord, OffloadRecord};
 use toolwire_store::StoreError;
 
@@ -90,17 +87,6 @@ pub struct ConnectionGuard(Arc<Metrics>);
 impl Drop for ConnectionGuard {
     fn drop(&mut self) {
         self.0.connections.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
-/// The connect info of every accepted connection: it holds the connection in the gauge for as
-/// long as the connection (and so its service and requests) lives.
-#[derive(Debug, Clone)]
-pub struct Connection(#[allow(dead_code, reason = "held for its Drop")] Arc<ConnectionGuard>);
-
-impl Connected<IncomingStream<'_, TcpListener>> for Connection {
-    fn connect_info(_stream: IncomingStream<'_, TcpListener>) -> Self {
-        Self(Arc::new(global().connection()))
     }
 }
 

@@ -6,6 +6,7 @@ mod app_tools;
 mod auth;
 mod config;
 mod demo;
+mod listener;
 mod metrics;
 mod oauth;
 mod ops;
@@ -17,7 +18,6 @@ use std::sync::Arc;
 
 use clap::Args;
 use rmcp::ServiceExt as _;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 use toolwire_core::{MapperConfig, OutputMapper, Target};
@@ -85,7 +85,10 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
     if args.check {
         return runtime.block_on(check(settings, fixtures));
     }
-    runtime.block_on(serve(settings, fixtures))
+    let outcome = runtime.block_on(serve(settings, fixtures));
+    // A blocking task still running (a slow store write) must not hold the exit.
+    runtime.shutdown_background();
+    outcome
 }
 
 /// Logs go to standard error only: over stdio, standard output carries nothing but JSON-RPC.
@@ -119,7 +122,12 @@ async fn check(settings: Settings, fixtures: Option<Conformance>) -> Result<(), 
 
 async fn open_store(settings: &Settings) -> Result<StoredResults, Failure> {
     let config = match &settings.store {
-        StoreKind::Redb => StoreConfig::redb(&settings.data_dir),
+        StoreKind::Redb => match StoreConfig::redb(&settings.data_dir) {
+            StoreConfig::Redb { data_dir, options } => {
+                StoreConfig::Redb { data_dir, options: options.cache_size(settings.cache_size) }
+            }
+            other => other,
+        },
         StoreKind::Memory => StoreConfig::Memory,
         StoreKind::Redis(url) => match &settings.store_ca_pem {
             Some(pem) => StoreConfig::redis_with_ca(url, pem.clone()),
@@ -200,6 +208,7 @@ async fn serve(settings: Settings, fixtures: Option<Conformance>) -> Result<(), 
 }
 
 async fn serve_stdio(server: McpServer) -> Result<(), Failure> {
+    let mut signals = listener::Signals::new();
     tracing::info!("toolwire serving MCP on stdio");
     let running = server
         .serve(rmcp::transport::stdio())
@@ -210,7 +219,7 @@ async fn serve_stdio(server: McpServer) -> Result<(), Failure> {
         quit = running.waiting() => {
             quit.map_err(|e| Failure::check(format!("stdio: {e}")))?;
         }
-        () = shutdown_signal() => token.cancel(),
+        () = signals.recv() => token.cancel(),
     }
     Ok(())
 }
@@ -227,12 +236,14 @@ async fn serve_http(
     let address = listener
         .local_addr()
         .map_err(|e| Failure::check(format!("cannot listen on {}: {e}", settings.listen)))?;
+    let signals = listener::Signals::new();
     let stop = CancellationToken::new();
+    let drain = CancellationToken::new();
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(settings.allowed_hosts.iter().cloned())
         .with_allowed_origins(settings.allowed_origins.iter().cloned())
         .with_cancellation_token(stop.child_token());
-    let sessions = Arc::new(LocalSessionManager::default());
+    let sessions = Arc::new(sessions::CappedSessions::new(&settings.transport));
     let service = StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config);
     let auth = Arc::new(auth::Auth::from_settings(settings));
     if let Some(oauth) = auth.oauth() {
@@ -252,7 +263,8 @@ async fn serve_http(
     let ops = if settings.ops.require_auth { ops.layer(guard.clone()) } else { ops };
     let mut app = axum::Router::new()
         .nest_service("/mcp", service)
-        .layer(axum::middleware::from_fn_with_state(sessions.clone(), sessions::delete_status))
+        .layer(axum::middleware::from_fn_with_state(sessions, sessions::delete_status))
+        .layer(axum::middleware::from_fn_with_state(drain.clone(), end_streams_on_drain))
         .layer(guard)
         .merge(auth::discovery(auth));
     match settings.ops.listen {
@@ -262,16 +274,10 @@ async fn serve_http(
     if let Some(warning) = exposure_warning(settings, address) {
         tracing::warn!("{warning}");
     }
-    let signal = shutdown_signal();
     tracing::info!("toolwire serving MCP on http://{address}/mcp");
-    let app = app.into_make_service_with_connect_info::<metrics::Connection>();
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            signal.await;
-            stop.cancel();
-        })
-        .await
-        .map_err(|e| Failure::check(format!("http: {e}")))
+    let control = listener::Control { signals, drain, stop };
+    listener::serve(listener, app, &settings.transport, control).await;
+    Ok(())
 }
 
 /// The warning due when requests without a token are served on an address other hosts can
@@ -307,35 +313,23 @@ async fn serve_ops(
     Ok(())
 }
 
-/// Ctrl-C or SIGTERM. The SIGTERM handler is installed when this is called, not when the future
-/// is first polled, so a signal sent right after the "serving" log line is never the default
-/// (an exit without shutdown).
-fn shutdown_signal() -> impl std::future::Future<Output = ()> {
-    #[cfg(unix)]
-    let registered = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate());
-    async move {
-        let ctrl_c = async {
-            if tokio::signal::ctrl_c().await.is_err() {
-                std::future::pending::<()>().await;
-            }
-        };
-        #[cfg(unix)]
-        let terminate = async move {
-            match registered {
-                Ok(mut signal) => {
-                    signal.recv().await;
-                }
-                Err(_) => std::future::pending::<()>().await,
-            }
-        };
-        #[cfg(not(unix))]
-        let terminate = std::future::pending::<()>();
-        tokio::select! {
-            () = ctrl_c => {}
-            () = terminate => {}
-        }
-        tracing::info!("shutting down");
+/// A `GET` stream (the standalone SSE stream of a session) never ends by itself: it ends when
+/// the drain begins, so it does not hold shutdown for the whole grace period. Answers to calls
+/// (`POST`) are left to finish.
+async fn end_streams_on_drain(
+    axum::extract::State(drain): axum::extract::State<CancellationToken>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use futures::StreamExt as _;
+    let is_get = request.method() == http::Method::GET;
+    let response = next.run(request).await;
+    if !is_get {
+        return response;
     }
+    let (parts, body) = response.into_parts();
+    let body = body.into_data_stream().take_until(drain.cancelled_owned());
+    axum::response::Response::from_parts(parts, axum::body::Body::from_stream(body))
 }
 
 #[cfg(test)]

@@ -8,7 +8,6 @@ use std::time::Duration;
 use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use serde_json::json;
 use toolwire_core::Timestamp;
 use toolwire_store::{Record, StoredResults};
@@ -28,7 +27,7 @@ pub struct Ops {
     /// Who may call (for the OAuth keys).
     pub auth: Arc<Auth>,
     /// The open MCP sessions.
-    pub sessions: Arc<LocalSessionManager>,
+    pub sessions: Arc<super::sessions::CappedSessions>,
     /// The counters.
     pub metrics: Arc<Metrics>,
 }
@@ -107,7 +106,7 @@ async fn readyz(State(ops): State<Ops>) -> Response {
 }
 
 async fn metrics(State(ops): State<Ops>) -> Response {
-    let sessions = ops.sessions.sessions.read().await.len();
+    let sessions = ops.sessions.open().await;
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
         ops.metrics.render(sessions),

@@ -1,7 +1,11 @@
-//! The status of a session `DELETE`: rmcp's session layer answers 202 whether or not the session
-//! existed, and the Python SDKs log "Session termination failed: 202" for every session they
-//! end. In front of it this answers 404 for a session the server does not know and turns the
-//! 202 of one it ended into 204.
+//! Streamable HTTP sessions with a cap: rmcp's local session manager (whose idle sessions
+//! expire after `session_idle`) refusing a new session while `max_sessions` are open, so a
+//! client that initializes in a loop cannot grow the server without bound (DESIGN §12).
+//!
+//! Also the status of a session `DELETE`: rmcp's session layer answers 202 whether or not the
+//! session existed, and the Python SDKs log "Session termination failed: 202" for every session
+//! they end. In front of it, [`delete_status`] answers 404 for a session the server does not
+//! know and turns the 202 of one it ended into 204.
 
 use std::sync::Arc;
 
@@ -9,15 +13,122 @@ use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use rmcp::transport::streamable_http_server::SessionManager as _;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use futures::Stream;
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::transport::WorkerTransport;
+use rmcp::transport::streamable_http_server::SessionManager;
+use rmcp::transport::streamable_http_server::session::local::{
+    LocalSessionManager, LocalSessionManagerError, LocalSessionWorker, SessionConfig,
+};
+use rmcp::transport::streamable_http_server::session::{ServerSseMessage, SessionId};
+
+use super::config::Transport;
+
+/// rmcp's local sessions, at most `cap` at a time.
+#[derive(Debug)]
+pub struct CappedSessions {
+    inner: LocalSessionManager,
+    cap: usize,
+}
+
+/// Why a session operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionsError {
+    /// As many sessions are open as the configuration allows.
+    #[error(
+        "{0} sessions are open, as many as transport.max_sessions allows; end a session (DELETE) or try again later"
+    )]
+    Full(usize),
+    /// rmcp's session manager failed.
+    #[error(transparent)]
+    Local(#[from] LocalSessionManagerError),
+}
+
+impl CappedSessions {
+    /// Sessions as `limits` says: the cap and the idle expiry.
+    pub fn new(limits: &Transport) -> Self {
+        let mut inner = LocalSessionManager::default();
+        inner.session_config = {
+            let mut config = SessionConfig::default();
+            config.keep_alive = Some(limits.session_idle);
+            config
+        };
+        Self { inner, cap: limits.max_sessions }
+    }
+
+    /// Sessions open now.
+    pub async fn open(&self) -> usize {
+        self.inner.sessions.read().await.len()
+    }
+}
+
+impl SessionManager for CappedSessions {
+    type Error = SessionsError;
+    type Transport = WorkerTransport<LocalSessionWorker>;
+
+    async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
+        let open = self.open().await;
+        if open >= self.cap {
+            tracing::warn!(open, "session cap reached; initialize refused");
+            return Err(SessionsError::Full(open));
+        }
+        Ok(self.inner.create_session().await?)
+    }
+
+    async fn initialize_session(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<ServerJsonRpcMessage, Self::Error> {
+        Ok(self.inner.initialize_session(id, message).await?)
+    }
+
+    async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
+        Ok(self.inner.has_session(id).await?)
+    }
+
+    async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
+        Ok(self.inner.close_session(id).await?)
+    }
+
+    async fn create_stream(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        Ok(self.inner.create_stream(id, message).await?)
+    }
+
+    async fn accept_message(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<(), Self::Error> {
+        Ok(self.inner.accept_message(id, message).await?)
+    }
+
+    async fn create_standalone_stream(
+        &self,
+        id: &SessionId,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        Ok(self.inner.create_standalone_stream(id).await?)
+    }
+
+    async fn resume(
+        &self,
+        id: &SessionId,
+        last_event_id: String,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        Ok(self.inner.resume(id, last_event_id).await?)
+    }
+}
 
 /// The `Mcp-Session-Id` header.
 const SESSION_HEADER: &str = "mcp-session-id";
 
 /// The middleware: passes everything but a `DELETE` carrying a session id through untouched.
 pub(crate) async fn delete_status(
-    State(sessions): State<Arc<LocalSessionManager>>,
+    State(sessions): State<Arc<CappedSessions>>,
     request: Request,
     next: Next,
 ) -> Response {
@@ -27,7 +138,7 @@ pub(crate) async fn delete_status(
     let Some(id) = request.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
         return next.run(request).await;
     };
-    let id: Arc<str> = Arc::from(id);
+    let id: SessionId = Arc::from(id);
     if !sessions.has_session(&id).await.unwrap_or(false) {
         return (StatusCode::NOT_FOUND, "unknown session").into_response();
     }

@@ -99,6 +99,21 @@ impl Server {
         self.stderr.lock().unwrap().clone()
     }
 
+    /// Whether `text` shows up in the log within `limit` (log lines arrive through a pipe, after
+    /// the event that wrote them).
+    pub fn logs_within(&self, text: &str, limit: Duration) -> bool {
+        let deadline = std::time::Instant::now() + limit;
+        loop {
+            if self.stderr().contains(text) {
+                return true;
+            }
+            if std::time::Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     pub fn pid(&self) -> u32 {
         self.child.id()
     }

@@ -12,8 +12,8 @@ use toolwire_core::{InputRequest, InputRequired, ToolResult};
 use toolwire_mcp::{CallContext, Registry, RegistryError, ToolSpec};
 
 use super::{
-    Catalog, PriceChange, UpdateInput, built, not_found, price_change_hints, read, read_only,
-    update_price,
+    Catalog, PriceChange, UpdateInput, built, not_found, price_change_hints, product, read,
+    read_only, update_price,
 };
 
 /// The key of the confirmation request.
@@ -95,17 +95,19 @@ fn confirm_price(catalog: &Catalog, input: ConfirmInput, cx: &CallContext) -> To
         }
         // Not answered yet (`Confirmation::Ask`): ask.
         _ => {
-            let products = match read(catalog) {
-                Ok(products) => products,
+            let asked = read(catalog, |products| {
+                product(products, input.id).map(|product| {
+                    format!(
+                        "Change the price of {} from {} to {}?",
+                        product.name, product.price, input.price
+                    )
+                })
+            });
+            let question = match asked {
+                Ok(Some(question)) => question,
+                Ok(None) => return ToolResult::failure(not_found(input.id)),
                 Err(error) => return ToolResult::failure(error),
             };
-            let Some(product) = products.iter().find(|p| p.id == input.id) else {
-                return ToolResult::failure(not_found(input.id));
-            };
-            let question = format!(
-                "Change the price of {} from {} to {}?",
-                product.name, product.price, input.price
-            );
             built(
                 ToolResult::builder()
                     .summary(format!("Waiting for the user to confirm: {question}"))
@@ -118,26 +120,23 @@ fn confirm_price(catalog: &Catalog, input: ConfirmInput, cx: &CallContext) -> To
 }
 
 fn describe(catalog: &Catalog, input: DescribeInput, cx: &CallContext) -> ToolResult {
-    let products = match read(catalog) {
-        Ok(products) => products,
+    let found = read(catalog, |products| {
+        product(products, input.id).map(|p| (p.name.clone(), p.description.clone()))
+    });
+    let (name, description) = match found {
+        Ok(Some(found)) => found,
+        Ok(None) => return ToolResult::failure(not_found(input.id)),
         Err(error) => return ToolResult::failure(error),
-    };
-    let Some(product) = products.iter().find(|p| p.id == input.id) else {
-        return ToolResult::failure(not_found(input.id));
     };
     match cx.input().sampled_text(BLURB) {
         Some(blurb) => {
-            let data = Blurb { id: product.id, name: product.name.clone(), blurb };
-            built(
-                ToolResult::builder()
-                    .data(json!(data))
-                    .summary(format!("A blurb for {} by the client's model.", product.name)),
-            )
+            let summary = format!("A blurb for {name} by the client's model.");
+            let data = Blurb { id: input.id, name, blurb };
+            built(ToolResult::builder().data(json!(data)).summary(summary))
         }
         None => {
             let prompt = format!(
-                "Write one sentence of shop copy for the product \"{}\": {}",
-                product.name, product.description
+                "Write one sentence of shop copy for the product \"{name}\": {description}"
             );
             ToolResult::input_required(
                 InputRequired::new().request(BLURB, InputRequest::sample_text(prompt, 100)),

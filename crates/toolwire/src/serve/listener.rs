@@ -1,0 +1,190 @@
+//! The HTTP listener (DESIGN §12 "Transport"): every accepted socket gets `TCP_NODELAY` (a
+//! Streamable HTTP answer is small writes that Nagle's algorithm would hold back for the
+//! client's delayed ACK), open connections are capped, a client must send a request's headers
+//! within a timeout, and shutdown drains: stop accepting, let requests in flight finish within
+//! the grace period, then close whatever is left. A second signal ends at once.
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use super::config::Transport;
+
+/// Accepts one connection and prepares its socket the way every served socket is.
+pub async fn accept(listener: &TcpListener) -> io::Result<(TcpStream, SocketAddr)> {
+    let (stream, peer) = listener.accept().await?;
+    stream.set_nodelay(true)?;
+    Ok((stream, peer))
+}
+
+/// Ctrl-C and SIGTERM, listened for from creation on: a signal that arrives before anyone
+/// waits is kept, not lost (nor left to the default action, which kills the process).
+pub struct Signals {
+    #[cfg(unix)]
+    term: Option<tokio::signal::unix::Signal>,
+    #[cfg(unix)]
+    interrupt: Option<tokio::signal::unix::Signal>,
+}
+
+impl Signals {
+    /// Starts listening (inside the runtime).
+    pub fn new() -> Self {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Self {
+                term: signal(SignalKind::terminate()).ok(),
+                interrupt: signal(SignalKind::interrupt()).ok(),
+            }
+        }
+        #[cfg(not(unix))]
+        Self {}
+    }
+
+    /// The next Ctrl-C or SIGTERM.
+    pub async fn recv(&mut self) {
+        #[cfg(unix)]
+        {
+            async fn one(signal: &mut Option<tokio::signal::unix::Signal>) {
+                match signal {
+                    Some(signal) => {
+                        signal.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            }
+            tokio::select! {
+                () = one(&mut self.term) => {}
+                () = one(&mut self.interrupt) => {}
+            }
+        }
+        #[cfg(not(unix))]
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+        tracing::info!("shutting down");
+    }
+}
+
+/// What [`serve`] is told by the process.
+pub struct Control {
+    /// The first signal drains, the second ends.
+    pub signals: Signals,
+    /// Cancelled when the drain begins: requests in flight go on, idle connections close.
+    pub drain: CancellationToken,
+    /// Cancelled when serving ends (rmcp's sessions and streams stop with it).
+    pub stop: CancellationToken,
+}
+
+/// Serves `app` on `listener` until a shutdown signal, then drains (see the module docs).
+pub async fn serve(listener: TcpListener, app: axum::Router, limits: &Transport, control: Control) {
+    let Control { mut signals, drain, stop } = control;
+    let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let mut connections = JoinSet::new();
+    let mut full = false;
+    {
+        loop {
+            tokio::select! {
+                () = signals.recv() => break,
+                Some(_) = connections.join_next() => {}
+                accepted = accept(&listener) => {
+                    let stream = match accepted {
+                        Ok((stream, _)) => stream,
+                        Err(error) => {
+                            // Out of descriptors or a connection reset before accept: wait a
+                            // moment instead of spinning, and keep serving.
+                            tracing::warn!(%error, "could not accept a connection");
+                            tokio::time::sleep(Duration::from_millis(50)).await;
+                            continue;
+                        }
+                    };
+                    let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+                        if !full {
+                            tracing::warn!(
+                                max_connections = limits.max_connections,
+                                "connection cap reached; new connections are closed until some end"
+                            );
+                        }
+                        full = true;
+                        drop(stream);
+                        continue;
+                    };
+                    full = false;
+                    let app = app.clone();
+                    let drain = drain.clone();
+                    let timeout = limits.header_read_timeout;
+                    let counted = super::metrics::global().connection();
+                    connections.spawn(async move {
+                        connection(stream, app, timeout, drain).await;
+                        drop((slot, counted));
+                    });
+                }
+            }
+        }
+    }
+    drop(listener);
+    let open = connections.len();
+    tracing::info!(open, grace_ms = limits.shutdown_grace.as_millis() as u64, "draining");
+    drain.cancel();
+    let drained = async { while connections.join_next().await.is_some() {} };
+    tokio::select! {
+        () = drained => {}
+        () = tokio::time::sleep(limits.shutdown_grace) => {
+            tracing::warn!(open = connections.len(), "shutdown grace over; closing what is left");
+        }
+        () = signals.recv() => {
+            tracing::warn!(open = connections.len(), "second signal; closing at once");
+        }
+    }
+    stop.cancel();
+    connections.shutdown().await;
+}
+
+/// One HTTP/1.1 connection, until the client closes it, its headers time out, or the drain
+/// closes it once its request in flight (if any) is answered.
+async fn connection(
+    stream: TcpStream,
+    app: axum::Router,
+    header_read_timeout: Duration,
+    drain: CancellationToken,
+) {
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new()).header_read_timeout(header_read_timeout);
+    let served = http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app));
+    tokio::pin!(served);
+    let outcome = tokio::select! {
+        outcome = served.as_mut() => outcome,
+        () = drain.cancelled() => {
+            served.as_mut().graceful_shutdown();
+            served.await
+        }
+    };
+    if let Err(error) = outcome {
+        tracing::debug!(%error, "connection ended");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn accepted_sockets_have_nodelay() -> io::Result<()> {
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let address = listener.local_addr()?;
+        let client = TcpStream::connect(address);
+        let (accepted, client) = tokio::join!(accept(&listener), client);
+        let (accepted, _) = accepted?;
+        let _client = client?;
+        assert!(accepted.nodelay()?, "an accepted socket has TCP_NODELAY off");
+        Ok(())
+    }
+}

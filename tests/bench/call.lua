@@ -1,0 +1,46 @@
+-- wrk script of scripts/bench-gateway: every request is one tools/call over Streamable HTTP.
+-- The script's caller did the initialize handshake (and sent notifications/initialized) and
+-- passes the session id; a stateless 2026-07-28 call passes "-" and carries its revision in
+-- _meta and the headers instead.
+-- Usage: wrk ... -s call.lua URL -- SESSION REVISION TOOL ARGUMENTS_JSON
+local session, revision, tool, arguments
+
+function init(args)
+  session, revision, tool, arguments = args[1], args[2], args[3], args[4]
+  local meta = ""
+  if session == "-" then
+    meta = ',"_meta":{"io.modelcontextprotocol/protocolVersion":"' .. revision ..
+      '","io.modelcontextprotocol/clientInfo":{"name":"wrk","version":"1"},' ..
+      '"io.modelcontextprotocol/clientCapabilities":{}}'
+  end
+  wrk.method = "POST"
+  wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"' .. tool ..
+    '","arguments":' .. arguments .. meta .. '}}'
+  wrk.headers["Content-Type"] = "application/json"
+  wrk.headers["Accept"] = "application/json, text/event-stream"
+  wrk.headers["MCP-Protocol-Version"] = revision
+  if session ~= "-" then
+    wrk.headers["Mcp-Session-Id"] = session
+  else
+    wrk.headers["Mcp-Method"] = "tools/call"
+    wrk.headers["Mcp-Name"] = tool
+  end
+end
+
+local failures = 0
+
+function response(status, headers, body)
+  if status ~= 200 or not string.find(body, '"result"', 1, true) or string.find(body, '"isError":true', 1, true) then
+    failures = failures + 1
+    if failures == 1 then
+      io.stderr:write("unexpected answer (" .. status .. "): " .. string.sub(body, 1, 300) .. "\n")
+    end
+  end
+end
+
+function done(summary, latency, requests)
+  io.write(string.format("RESULT requests=%d rps=%.1f p50_ms=%.2f p99_ms=%.2f errors=%d\n",
+    summary.requests, summary.requests / (summary.duration / 1e6),
+    latency:percentile(50) / 1000, latency:percentile(99) / 1000,
+    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout))
+end

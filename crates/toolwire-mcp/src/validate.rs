@@ -11,10 +11,11 @@ pub(crate) struct CompiledSchema {
 }
 
 impl CompiledSchema {
-    /// Compiles `schema` (2020-12 unless its `$schema` says otherwise). Nothing is fetched from
-    /// the network: a remote `$ref` fails to compile.
+    /// Compiles `schema` (2020-12 unless its `$schema` says otherwise), numbers compared
+    /// exactly. Nothing is fetched from the network: a remote `$ref` fails to compile.
     pub(crate) fn compile(schema: &Value) -> Result<Self, String> {
-        jsonschema::validator_for(schema)
+        toolwire_core::exact_numbers(jsonschema::options())
+            .build(schema)
             .map(|validator| Self { validator })
             .map_err(|error| error.to_string())
     }
@@ -65,6 +66,30 @@ mod tests {
         assert_eq!(found.len(), 2);
         assert!(found.iter().any(|(path, _)| path == "/limit"));
         assert!(found.iter().any(|(path, message)| path.is_empty() && message.contains("id")));
+    }
+
+    #[test]
+    fn arguments_past_a_limit_by_less_than_f64_sees_are_refused() {
+        let schema: Value = serde_json::from_str(
+            r#"{"type": "object", "properties": {"n": {"maximum": 100, "multipleOf": 0.5}}}"#,
+        )
+        .unwrap_or_default();
+        let Ok(schema) = CompiledSchema::compile(&schema) else { panic!("refused") };
+        let over: Value =
+            serde_json::from_str(r#"{"n": 100.0000000000000000001}"#).unwrap_or_default();
+        assert_eq!(
+            schema.violations(&over),
+            vec![
+                (
+                    "/n".to_owned(),
+                    "100.0000000000000000001 is greater than the maximum of 100".to_owned()
+                ),
+                ("/n".to_owned(), "100.0000000000000000001 is not a multiple of 0.5".to_owned()),
+            ]
+        );
+        let exact: Value =
+            serde_json::from_str(r#"{"n": 99.5000000000000000000}"#).unwrap_or_default();
+        assert!(schema.violations(&exact).is_empty());
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! expiry of its own, so an expiry index table is swept in batches by a background task.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Weak};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
 use chrono::Utc;
@@ -11,6 +12,7 @@ use redb::{Database, DatabaseError, ReadableDatabase, ReadableTable, TableDefini
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
 
+use crate::quota::{Quota, Usage};
 use crate::record::{Record, RecordId};
 use crate::store::{ResultStore, StoreError, StoreFuture};
 
@@ -30,11 +32,17 @@ pub struct RedbOptions {
     pub sweep_interval: Option<Duration>,
     /// Records removed per write transaction, so one sweep never holds the writer for long.
     pub sweep_batch: usize,
+    /// Bytes the store may hold, in all and per principal.
+    pub quota: Quota,
 }
 
 impl Default for RedbOptions {
     fn default() -> Self {
-        Self { sweep_interval: Some(Duration::from_secs(60)), sweep_batch: 512 }
+        Self {
+            sweep_interval: Some(Duration::from_secs(60)),
+            sweep_batch: 512,
+            quota: Quota::default(),
+        }
     }
 }
 
@@ -42,6 +50,12 @@ impl RedbOptions {
     /// With a background sweep every `interval`, or none.
     pub fn sweep_interval(mut self, interval: Option<Duration>) -> Self {
         self.sweep_interval = interval;
+        self
+    }
+
+    /// With `quota`.
+    pub fn quota(mut self, quota: Quota) -> Self {
+        self.quota = quota;
         self
     }
 
@@ -67,6 +81,11 @@ struct Inner {
     db: Database,
     path: PathBuf,
     batch: usize,
+    quota: Quota,
+    /// What the live records take, rebuilt from the table at open.
+    usage: Mutex<Usage>,
+    /// Background sweeps that failed (each is logged).
+    sweep_errors: AtomicU64,
 }
 
 impl RedbStore {
@@ -85,9 +104,8 @@ impl RedbStore {
     ) -> Result<Self, StoreError> {
         let runtime = Handle::try_current().map_err(|err| StoreError::Task(err.to_string()))?;
         let dir = dir.into();
-        let batch = options.sweep_batch.max(1);
         let inner = runtime
-            .spawn_blocking(move || open_blocking(dir, batch))
+            .spawn_blocking(move || open_blocking(dir, options))
             .await
             .map_err(|err| StoreError::Task(err.to_string()))??;
         let inner = Arc::new(inner);
@@ -101,6 +119,12 @@ impl RedbStore {
     /// The database file.
     pub fn path(&self) -> &Path {
         &self.inner.path
+    }
+
+    /// How many background sweeps have failed since the store was opened (each one is also
+    /// logged; the next sweep tries again).
+    pub fn sweep_errors(&self) -> u64 {
+        self.inner.sweep_errors.load(Ordering::Relaxed)
     }
 
     async fn blocking<T, F>(&self, work: F) -> Result<T, StoreError>
@@ -124,21 +148,31 @@ impl Drop for RedbStore {
     }
 }
 
-fn open_blocking(dir: PathBuf, batch: usize) -> Result<Inner, StoreError> {
-    std::fs::create_dir_all(&dir)
+fn open_blocking(dir: PathBuf, options: RedbOptions) -> Result<Inner, StoreError> {
+    crate::private_dir::create(&dir)
         .map_err(|source| StoreError::CreateDir { dir: dir.clone(), source })?;
     let path = dir.join(RESULTS_FILE);
+    crate::private_dir::restrict_file(&path)
+        .map_err(|source| StoreError::CreateDir { dir: dir.clone(), source })?;
     let db = match Database::create(&path) {
         Ok(db) => db,
         Err(DatabaseError::DatabaseAlreadyOpen) => return Err(StoreError::DataDirInUse { dir }),
         Err(err) => return Err(redb_error(&path, err)),
     };
-    let inner = Inner { db, path, batch };
+    let inner = Inner {
+        db,
+        path,
+        batch: options.sweep_batch.max(1),
+        quota: options.quota,
+        usage: Mutex::default(),
+        sweep_errors: AtomicU64::new(0),
+    };
     // Both tables exist from the start, so readers never meet a missing table.
     let txn = inner.db.begin_write().map_err(|err| inner.error(err))?;
     txn.open_table(RESULTS).map_err(|err| inner.error(err))?;
     txn.open_table(EXPIRY).map_err(|err| inner.error(err))?;
     txn.commit().map_err(|err| inner.error(err))?;
+    inner.count_usage()?;
     Ok(inner)
 }
 
@@ -155,7 +189,47 @@ impl Inner {
         redb_error(&self.path, err)
     }
 
+    fn usage(&self) -> MutexGuard<'_, Usage> {
+        // Every change is one call on the counters, so a panic elsewhere leaves them whole.
+        self.usage.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Counts what the records in the file take (after a restart the quota holds as before).
+    fn count_usage(&self) -> Result<(), StoreError> {
+        let txn = self.db.begin_read().map_err(|err| self.error(err))?;
+        let results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
+        let mut usage = Usage::default();
+        for entry in results.iter().map_err(|err| self.error(err))? {
+            let (_, bytes) = entry.map_err(|err| self.error(err))?;
+            if let Some(record) = Record::decode(bytes.value()) {
+                usage.add(&record.principal, record.size());
+            }
+        }
+        *self.usage() = usage;
+        Ok(())
+    }
+
+    /// Counts the record against the quota, sweeping expired records first when it would not
+    /// fit (they count until swept).
+    fn admit(&self, record: &Record) -> Result<(), StoreError> {
+        let size = record.size();
+        if self.usage().admit(&self.quota, &record.principal, size).is_ok() {
+            return Ok(());
+        }
+        self.sweep()?;
+        self.usage().admit(&self.quota, &record.principal, size)
+    }
+
     fn put(&self, record: &Record) -> Result<RecordId, StoreError> {
+        self.admit(record)?;
+        let stored = self.write(record);
+        if stored.is_err() {
+            self.usage().release(&record.principal, record.size());
+        }
+        stored
+    }
+
+    fn write(&self, record: &Record) -> Result<RecordId, StoreError> {
         let id = RecordId::generate().map_err(StoreError::Random)?;
         let txn = self.db.begin_write().map_err(|err| self.error(err))?;
         {
@@ -190,19 +264,23 @@ impl Inner {
             let removed = results.remove(id.as_u128()).map_err(|err| self.error(err))?;
             match removed {
                 Some(bytes) => {
-                    if let Some(record) = Record::decode(bytes.value()) {
+                    let record = Record::decode(bytes.value());
+                    if let Some(record) = &record {
                         let mut expiry = txn.open_table(EXPIRY).map_err(|err| self.error(err))?;
                         expiry
-                            .remove((unix_millis(&record), id.as_u128()))
+                            .remove((unix_millis(record), id.as_u128()))
                             .map_err(|err| self.error(err))?;
                     }
-                    true
+                    Some(record)
                 }
-                None => false,
+                None => None,
             }
         };
         txn.commit().map_err(|err| self.error(err))?;
-        Ok(removed)
+        if let Some(Some(record)) = &removed {
+            self.usage().release(&record.principal, record.size());
+        }
+        Ok(removed.is_some())
     }
 
     /// Removes every record expired by now, `batch` per write transaction.
@@ -211,6 +289,7 @@ impl Inner {
         let mut total = 0;
         loop {
             let txn = self.db.begin_write().map_err(|err| self.error(err))?;
+            let mut released = Vec::new();
             let removed = {
                 let mut expiry = txn.open_table(EXPIRY).map_err(|err| self.error(err))?;
                 let mut results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
@@ -223,11 +302,20 @@ impl Inner {
                     .map_err(|err| self.error(err))?;
                 for key in &due {
                     expiry.remove(key).map_err(|err| self.error(err))?;
-                    results.remove(key.1).map_err(|err| self.error(err))?;
+                    let gone = results.remove(key.1).map_err(|err| self.error(err))?;
+                    if let Some(record) = gone.and_then(|bytes| Record::decode(bytes.value())) {
+                        let size = record.size();
+                        released.push((record.principal, size));
+                    }
                 }
                 due.len()
             };
             txn.commit().map_err(|err| self.error(err))?;
+            let mut usage = self.usage();
+            for (principal, size) in &released {
+                usage.release(principal, *size);
+            }
+            drop(usage);
             total += removed;
             if removed < self.batch {
                 return Ok(total);
@@ -243,8 +331,24 @@ async fn sweep_forever(inner: Weak<Inner>, every: Duration) {
     loop {
         ticks.tick().await;
         let Some(inner) = inner.upgrade() else { return };
-        // A failed sweep is retried at the next tick; reads never depend on it.
-        let _ = tokio::task::spawn_blocking(move || inner.sweep()).await;
+        // A failed sweep is retried at the next tick (reads never depend on it), but it is
+        // logged and counted: a store that cannot sweep fills up.
+        let outcome = {
+            let inner = Arc::clone(&inner);
+            tokio::task::spawn_blocking(move || inner.sweep()).await
+        };
+        let failure = match outcome {
+            Ok(Ok(_)) => continue,
+            Ok(Err(err)) => err.to_string(),
+            Err(err) => format!("the sweep task failed: {err}"),
+        };
+        let count = inner.sweep_errors.fetch_add(1, Ordering::Relaxed) + 1;
+        tracing::warn!(
+            store = "redb",
+            sweep_errors = count,
+            "sweep of {} failed: {failure}",
+            inner.path.display()
+        );
     }
 }
 

@@ -87,6 +87,10 @@ pub struct StoreConfig {
     pub signing_keys_env: Option<String>,
     /// `fail` (default) or `inline` when the store fails.
     pub offload_fallback: Option<String>,
+    /// Bytes all stored results may take together (default 1 GiB).
+    pub quota_total: Option<u64>,
+    /// Bytes one principal's stored results may take (default 256 MiB).
+    pub quota_per_principal: Option<u64>,
 }
 
 /// `[auth]`.
@@ -259,6 +263,8 @@ pub struct Settings {
     pub signing_keys_env: Option<String>,
     /// Send inline when the store fails.
     pub offload_fallback_inline: bool,
+    /// Store quotas.
+    pub quota: toolwire_store::Quota,
     /// Whether a config file governs access (then tokens, and anonymous only if enabled).
     pub auth_configured: bool,
     /// Anonymous access allowed.
@@ -433,6 +439,10 @@ fn resolve(
             ));
         }
     };
+    let quota = toolwire_store::Quota::new(
+        store_cfg.quota_total.unwrap_or(toolwire_store::DEFAULT_TOTAL_QUOTA),
+        store_cfg.quota_per_principal.unwrap_or(toolwire_store::DEFAULT_PRINCIPAL_QUOTA),
+    );
     let mut allowed_hosts: Vec<String> =
         ["localhost", "127.0.0.1", "::1"].into_iter().map(str::to_owned).collect();
     let listen_host = listen.ip().to_string();
@@ -554,6 +564,7 @@ fn resolve(
         link_ttl,
         signing_keys_env: store_cfg.signing_keys_env,
         offload_fallback_inline,
+        quota,
         auth_configured,
         anonymous: auth.anonymous,
         tokens,
@@ -589,6 +600,15 @@ mod tests {
         assert!(!s.auth_configured);
         assert!(s.demo_tools);
         assert_eq!(s.allowed_hosts, vec!["localhost", "127.0.0.1", "::1"]);
+    }
+
+    #[test]
+    fn store_quotas_default_and_are_configurable() {
+        let Ok(s) = from_text("") else { panic!("refused") };
+        assert_eq!(s.quota, toolwire_store::Quota::new(1 << 30, 256 << 20));
+        let text = "[store]\nquota_total = 1000000\nquota_per_principal = 2000";
+        let Ok(s) = from_text(text) else { panic!("refused") };
+        assert_eq!(s.quota, toolwire_store::Quota::new(1_000_000, 2000));
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod common;
 use std::io;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use common::record;
 use redb::StorageBackend;
@@ -55,18 +56,23 @@ impl StorageBackend for Flaky {
     }
 }
 
-#[tokio::test]
-async fn redb_is_reopened_after_an_io_error() {
-    let dir = tempfile::tempdir().unwrap();
+async fn flaky_store(dir: &std::path::Path, options: RedbOptions) -> (RedbStore, Arc<AtomicBool>) {
     let failing = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&failing);
-    let options = RedbOptions::default().sweep_interval(None);
-    let store = RedbStore::open_with_backend(dir.path(), options, move |file| Flaky {
+    let store = RedbStore::open_with_backend(dir, options, move |file| Flaky {
         file: FileBackend::new(file).unwrap(),
         failing: Arc::clone(&flag),
     })
     .await
     .unwrap();
+    (store, failing)
+}
+
+#[tokio::test]
+async fn redb_is_reopened_after_an_io_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, failing) =
+        flaky_store(dir.path(), RedbOptions::default().sweep_interval(None)).await;
     let before = store.put(record(b"before".to_vec(), "p", 60_000)).await.unwrap();
 
     failing.store(true, Ordering::SeqCst);
@@ -82,4 +88,21 @@ async fn redb_is_reopened_after_an_io_error() {
     assert_eq!(store.get(before).await.unwrap().unwrap().bytes, b"before");
     store.put(record(b"again".to_vec(), "p", 60_000)).await.unwrap();
     assert_eq!(store.reopens(), 1);
+}
+
+#[tokio::test]
+async fn failed_sweeps_are_counted_and_the_store_recovers() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = RedbOptions::default().sweep_interval(Some(Duration::from_millis(20)));
+    let (store, failing) = flaky_store(dir.path(), options).await;
+    store.put(record(b"soon gone".to_vec(), "p", 10)).await.unwrap();
+    failing.store(true, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert!(store.sweep_errors() >= 1, "{}", store.sweep_errors());
+    failing.store(false, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let errors = store.sweep_errors();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(store.sweep_errors(), errors, "sweeps still fail after the fault ended");
+    store.put(record(b"after".to_vec(), "p", 60_000)).await.unwrap();
 }

@@ -51,6 +51,27 @@ fn limits_and_values_past_u64_compare_exactly() {
 }
 
 #[test]
+fn draft_4_boolean_exclusive_bounds_are_exact() {
+    let schema = number(
+        r#"{"$schema": "http://json-schema.org/draft-04/schema#", "type": "object",
+            "properties": {"n": {"maximum": 100, "exclusiveMaximum": true,
+                                 "minimum": 0, "exclusiveMinimum": false}}}"#,
+    );
+    let output =
+        ToolOutput::from_declaration(&schema, Shape::Data).unwrap_or_else(|err| panic!("{err}"));
+    let check =
+        |value: &str| output.check(&ToolResult::success(number(&format!(r#"{{"n": {value}}}"#))));
+    assert!(check("99.99999999999999999999").is_ok());
+    assert!(check("0").is_ok());
+    let Err(violation) = check("100.00000000000000000000") else { panic!("accepted") };
+    assert_eq!(violation.path, "/n");
+    assert_eq!(
+        violation.message,
+        "100.00000000000000000000 is greater than or equal to the maximum of 100"
+    );
+}
+
+#[test]
 fn multiple_of_is_exact() {
     assert!(passes("multipleOf", "0.01", "19.99"));
     assert!(!passes("multipleOf", "0.01", "19.990000000000000000001"));

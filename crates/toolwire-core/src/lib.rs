@@ -38,7 +38,8 @@ pub use part::{
 };
 pub use result::{BuildError, Provenance, ToolResult, ToolResultBuilder};
 pub use schema::{
-    SchemaError, ToolOutput, ValidationMode, Violation, envelope_structured, publish_input_schema,
+    SchemaError, ToolOutput, ValidationMode, Violation, envelope_structured, exact_numbers,
+    publish_input_schema,
 };
 pub use timestamp::Timestamp;
 pub mod target;

@@ -11,21 +11,62 @@ pub(crate) struct CompiledSchema {
 }
 
 impl CompiledSchema {
-    /// Compiles `schema` (2020-12 unless its `$schema` says otherwise). Nothing is fetched from
-    /// the network: a remote `$ref` fails to compile.
+    /// Compiles `schema` (2020-12 unless its `$schema` says otherwise), numbers compared
+    /// exactly. Nothing is fetched from the network: a remote `$ref` fails to compile.
     pub(crate) fn compile(schema: &Value) -> Result<Self, String> {
-        jsonschema::validator_for(schema)
+        toolwire_core::exact_numbers(jsonschema::options())
+            .build(schema)
             .map(|validator| Self { validator })
             .map_err(|error| error.to_string())
     }
 
-    /// Every violation as `(path, message)`, the path a JSON pointer into the instance.
+    /// The violations as `(path, message)`, the path a JSON pointer into the instance: at most
+    /// [`MAX_VIOLATIONS`], then one entry at the root saying how many more there were. A value
+    /// echoed in a message, and a path, is cut to [`ECHO_LIMIT`] bytes, so a huge bad argument
+    /// never comes back (or gets stored) at its own size.
     pub(crate) fn violations(&self, instance: &Value) -> Vec<(String, String)> {
-        self.validator
-            .iter_errors(instance)
-            .map(|error| (error.instance_path().to_string(), error.to_string()))
-            .collect()
+        let mut errors = self.validator.iter_errors(instance);
+        let mut found: Vec<(String, String)> = errors
+            .by_ref()
+            .take(MAX_VIOLATIONS)
+            .map(|error| {
+                let echoed = error.instance().to_string();
+                let message = error.to_string();
+                let message = if echoed.len() > ECHO_LIMIT {
+                    message.replacen(&echoed, &cut(&echoed, ECHO_LIMIT), 1)
+                } else {
+                    message
+                };
+                // Other echoes (a property name, say) are bounded by cutting the whole message.
+                (cut(error.instance_path().as_str(), ECHO_LIMIT), cut(&message, 2 * ECHO_LIMIT))
+            })
+            .collect();
+        let more = errors.count();
+        if more > 0 {
+            let noun = if more == 1 { "violation" } else { "violations" };
+            found.push((String::new(), format!("{more} more {noun} not shown")));
+        }
+        found
     }
+}
+
+/// Violations reported per call; the rest are counted.
+pub(crate) const MAX_VIOLATIONS: usize = 20;
+
+/// Bytes of a caller's value echoed in a violation.
+pub(crate) const ECHO_LIMIT: usize = 256;
+
+/// `text` whole when it has at most `limit` bytes; else its first `limit` bytes (backed off to a
+/// UTF-8 boundary), then `…` and how long it was.
+fn cut(text: &str, limit: usize) -> String {
+    if text.len() <= limit {
+        return text.to_owned();
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… (cut, {} bytes in all)", &text[..end], text.len())
 }
 
 fn derived<T: JsonSchema>(settings: SchemaSettings) -> Value {
@@ -65,6 +106,62 @@ mod tests {
         assert_eq!(found.len(), 2);
         assert!(found.iter().any(|(path, _)| path == "/limit"));
         assert!(found.iter().any(|(path, message)| path.is_empty() && message.contains("id")));
+    }
+
+    #[test]
+    fn arguments_past_a_limit_by_less_than_f64_sees_are_refused() {
+        let schema: Value = serde_json::from_str(
+            r#"{"type": "object", "properties": {"n": {"maximum": 100, "multipleOf": 0.5}}}"#,
+        )
+        .unwrap_or_default();
+        let Ok(schema) = CompiledSchema::compile(&schema) else { panic!("refused") };
+        let over: Value =
+            serde_json::from_str(r#"{"n": 100.0000000000000000001}"#).unwrap_or_default();
+        assert_eq!(
+            schema.violations(&over),
+            vec![
+                (
+                    "/n".to_owned(),
+                    "100.0000000000000000001 is greater than the maximum of 100".to_owned()
+                ),
+                ("/n".to_owned(), "100.0000000000000000001 is not a multiple of 0.5".to_owned()),
+            ]
+        );
+        let exact: Value =
+            serde_json::from_str(r#"{"n": 99.5000000000000000000}"#).unwrap_or_default();
+        assert!(schema.violations(&exact).is_empty());
+    }
+
+    #[test]
+    fn echoed_values_are_cut_on_a_character_boundary() {
+        let Ok(schema) = CompiledSchema::compile(&json!({"type": "integer"})) else {
+            panic!("refused")
+        };
+        let huge = format!("a{}", "é".repeat(2 << 20));
+        let found = schema.violations(&json!(huge));
+        assert_eq!(found.len(), 1);
+        let (path, message) = &found[0];
+        assert_eq!(path, "");
+        let kept = format!("\"a{}", "é".repeat(127));
+        assert_eq!(
+            message,
+            &format!("{kept}… (cut, {} bytes in all) is not of type \"integer\"", huge.len() + 2)
+        );
+        assert!(message.len() < 2 * ECHO_LIMIT, "{}", message.len());
+    }
+
+    #[test]
+    fn at_most_twenty_violations_then_how_many_more() {
+        let Ok(schema) = CompiledSchema::compile(&json!({"items": {"type": "integer"}})) else {
+            panic!("refused")
+        };
+        let found = schema.violations(&json!(vec!["x"; 23]));
+        assert_eq!(found.len(), MAX_VIOLATIONS + 1);
+        assert_eq!(found[19], ("/19".to_owned(), r#""x" is not of type "integer""#.to_owned()));
+        assert_eq!(found[20], (String::new(), "3 more violations not shown".to_owned()));
+        let one_more = schema.violations(&json!(vec!["x"; 21]));
+        assert_eq!(one_more[20].1, "1 more violation not shown");
+        assert_eq!(schema.violations(&json!(vec!["x"; 20])).len(), 20);
     }
 
     #[test]

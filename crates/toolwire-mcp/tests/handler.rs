@@ -148,3 +148,24 @@ async fn a_panicking_tool_is_an_internal_error_and_the_service_goes_on() {
         peer.request("tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 1}})).await;
     assert_eq!(next["result"]["structuredContent"], json!({"sum": 2}));
 }
+
+#[tokio::test]
+async fn a_huge_bad_argument_comes_back_cut_and_inline() {
+    let mut peer = start().await;
+    let huge = "x".repeat(4 << 20);
+    let call =
+        peer.request("tools/call", json!({"name": "add", "arguments": {"a": huge, "b": 3}})).await;
+    let result = &call["result"];
+    assert_eq!(result["isError"], true, "{}", &call.to_string()[..200]);
+    // Small enough to go inline: nothing was offloaded (and so nothing stored).
+    assert_eq!(result["content"].as_array().map(Vec::len), Some(1));
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.len() < 4096, "{} bytes", text.len());
+    let envelope: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(envelope["code"], "invalid_arguments");
+    let message = envelope["details"]["invalid"][0]["message"].as_str().unwrap();
+    assert!(
+        message.ends_with(r#"… (cut, 4194306 bytes in all) is not of type "integer""#),
+        "{message}"
+    );
+}

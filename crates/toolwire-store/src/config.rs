@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::keys::{KeyError, KeySet};
 use crate::link::LinkSigner;
 use crate::memory::MemoryStore;
+use crate::quota::Quota;
 use crate::redb_store::{RedbOptions, RedbStore};
 use crate::redis_store::RedisStore;
 use crate::store::{ResultStore, StoreError};
@@ -67,16 +68,21 @@ impl StoreConfig {
         }
     }
 
-    /// Opens the store alone (no keys).
+    /// Opens the store alone (no keys), with the default quota.
     pub async fn open_store(&self) -> Result<Arc<dyn ResultStore>, StoreError> {
+        self.open_store_with(Quota::default()).await
+    }
+
+    /// Opens the store alone (no keys) with `quota` (for redb it replaces the options' quota).
+    pub async fn open_store_with(&self, quota: Quota) -> Result<Arc<dyn ResultStore>, StoreError> {
         Ok(match self {
             Self::Redb { data_dir, options } => {
-                Arc::new(RedbStore::open_with(data_dir.clone(), *options).await?)
+                Arc::new(RedbStore::open_with(data_dir.clone(), options.quota(quota)).await?)
             }
             Self::Redis { url, ca_pem } => {
-                Arc::new(RedisStore::connect_with_ca(url, ca_pem.as_deref()).await?)
+                Arc::new(RedisStore::connect_with(url, ca_pem.as_deref(), quota).await?)
             }
-            Self::Memory => Arc::new(MemoryStore::new()),
+            Self::Memory => Arc::new(MemoryStore::with_quota(quota)),
         })
     }
 }
@@ -118,8 +124,17 @@ impl StoredResults {
     /// Resolves the keys (see [`StoreConfig::resolve_keys`]) and then opens the store, so a
     /// Redis node without keys refuses to start before it connects.
     pub async fn open(config: &StoreConfig, keys: Option<KeySet>) -> Result<Self, OpenError> {
+        Self::open_with_quota(config, keys, Quota::default()).await
+    }
+
+    /// Like [`open`](Self::open), with `quota`.
+    pub async fn open_with_quota(
+        config: &StoreConfig,
+        keys: Option<KeySet>,
+        quota: Quota,
+    ) -> Result<Self, OpenError> {
         let keys = config.resolve_keys(keys)?;
-        let store = config.open_store().await?;
+        let store = config.open_store_with(quota).await?;
         Ok(Self::new(store, LinkSigner::new(keys)))
     }
 

@@ -234,11 +234,10 @@ impl KeySet {
         serde_json::to_string_pretty(&file).unwrap_or_default()
     }
 
-    /// Reads a key file.
+    /// Reads a key file; one that is empty (whitespace only) or lists no key is
+    /// [`KeyError::Empty`].
     pub fn from_file(path: &Path) -> Result<Self, KeyError> {
-        let json = std::fs::read_to_string(path)
-            .map_err(|source| KeyError::Io { path: path.to_owned(), source })?;
-        Self::from_json(&json, &path.display().to_string())
+        parse_key_file(path)
     }
 
     /// The keys in `TOOLWIRE_SIGNING_KEYS`, or `None` when it is unset or empty.
@@ -250,10 +249,16 @@ impl KeySet {
     }
 
     /// The keys of the embedded default: `signing-keys.json` in `dir`, created when missing
-    /// (with O_EXCL, so two processes starting at once agree on one key, and mode 0600).
+    /// (with O_EXCL, so two processes starting at once agree on one key, and mode 0600; the
+    /// directory 0700 when created).
+    ///
+    /// A file left empty (or with an empty key list) by a crash between creating and writing
+    /// it holds no key, so no link can depend on it: it is replaced by a new key, written to
+    /// a temporary file and renamed over it. A file with anything else that does not parse is
+    /// refused: it may hold the only copy of a key that signed live links.
     pub fn load_or_generate(dir: &Path) -> Result<Self, KeyError> {
         let path = dir.join(KEYS_FILE);
-        std::fs::create_dir_all(dir)
+        crate::private_dir::create(dir)
             .map_err(|source| KeyError::Io { path: dir.to_owned(), source })?;
         let created =
             std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path);
@@ -266,7 +271,10 @@ impl KeySet {
                     .map_err(|source| KeyError::Io { path: path.clone(), source })?;
                 Ok(keys)
             }
-            Err(err) if err.kind() == ErrorKind::AlreadyExists => read_settled(&path),
+            Err(err) if err.kind() == ErrorKind::AlreadyExists => match read_settled(&path) {
+                Err(KeyError::Empty { .. }) => replace_empty(&path),
+                other => other,
+            },
             Err(source) => Err(KeyError::Io { path, source }),
         }
     }
@@ -302,11 +310,44 @@ impl KeySet {
 
 /// Reads a key file another process may be writing at this moment: an empty or partial file is
 /// read again for up to a second before its error is reported.
+fn parse_key_file(path: &Path) -> Result<KeySet, KeyError> {
+    let json = std::fs::read_to_string(path)
+        .map_err(|source| KeyError::Io { path: path.to_owned(), source })?;
+    let origin = path.display().to_string();
+    if json.trim().is_empty() {
+        return Err(KeyError::Empty { origin });
+    }
+    KeySet::from_json(&json, &origin)
+}
+
+/// Writes a new key set over a key file that holds none, through a temporary file renamed into
+/// place (so a crash now leaves either the empty file or the whole new one).
+fn replace_empty(path: &Path) -> Result<KeySet, KeyError> {
+    let keys = KeySet::generate()?;
+    let temporary = path.with_extension("json.new");
+    let io = |source| KeyError::Io { path: temporary.clone(), source };
+    let _ = std::fs::remove_file(&temporary);
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&temporary)
+        .map_err(io)?;
+    file.write_all(keys.to_json().as_bytes())
+        .and_then(|()| file.write_all(b"\n"))
+        .and_then(|()| file.sync_all())
+        .map_err(io)?;
+    std::fs::rename(&temporary, path).map_err(io)?;
+    Ok(keys)
+}
+
+/// Reads a key file another process may still be writing: an empty file or one that does not
+/// parse yet is read again for up to a second.
 fn read_settled(path: &Path) -> Result<KeySet, KeyError> {
     let mut attempts = 0;
     loop {
-        match KeySet::from_file(path) {
-            Err(KeyError::Json { .. }) if attempts < 20 => {
+        match parse_key_file(path) {
+            Err(KeyError::Json { .. } | KeyError::Empty { .. }) if attempts < 20 => {
                 attempts += 1;
                 std::thread::sleep(Duration::from_millis(50));
             }

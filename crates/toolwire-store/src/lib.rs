@@ -5,6 +5,7 @@
 //!   in the data directory), [`RedisStore`] (shared by several nodes) and [`MemoryStore`] (tests).
 //! - [`LinkSigner`] and [`KeySet`]: `toolwire://results/<id>?exp=…&kid=…&sig=…` links, HMAC-SHA256
 //!   signed, verifiable only by the principal they were made for.
+//! - [`Quota`]: bounds on the bytes stored in all and per principal, kept by every backend.
 //! - [`StoreConfig`] / [`StoredResults`]: a store and its keys chosen from configuration.
 //! - [`StateSealer`]: the sealed MRTR `requestState` (ChaCha20-Poly1305 under a key derived from
 //!   the signing keys), bound to tool, caller, arguments and expiry.
@@ -16,6 +17,8 @@ pub mod keys;
 pub mod link;
 pub mod memory;
 pub mod offload;
+mod private_dir;
+pub mod quota;
 pub mod read;
 pub mod record;
 pub mod redb_store;
@@ -28,6 +31,7 @@ pub use keys::{KEYS_ENV, KEYS_FILE, KeyError, KeySet, SigningKey};
 pub use link::{LinkSigner, NotFound, URI_TEMPLATE, VerifiedLink};
 pub use memory::MemoryStore;
 pub use offload::{DEFAULT_LINK_TTL, OffloadFallback, OffloadOptions, Offloaded, offload};
+pub use quota::{DEFAULT_PRINCIPAL_QUOTA, DEFAULT_TOTAL_QUOTA, Quota, QuotaScope};
 pub use read::{
     ReadError, ReadResourceResult, ResourceEntry, read_resource, resource_template,
     resource_templates_list_result,

@@ -6,22 +6,58 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use chrono::Utc;
 
+use crate::quota::{Quota, Usage};
 use crate::record::{Record, RecordId};
 use crate::store::{ResultStore, StoreError, StoreFuture};
 
-/// Records in a hash map; expired ones are never returned and go at the next sweep.
+/// Records in a hash map; expired ones are never returned and go at the next sweep (or when
+/// a quota would refuse a record).
 #[derive(Debug, Default)]
 pub struct MemoryStore {
-    records: Mutex<HashMap<RecordId, Record>>,
+    records: Mutex<Records>,
+    quota: Quota,
+}
+
+#[derive(Debug, Default)]
+struct Records {
+    map: HashMap<RecordId, Record>,
+    usage: Usage,
+}
+
+impl Records {
+    fn remove_expired(&mut self) -> usize {
+        let now = Utc::now();
+        let expired: Vec<RecordId> =
+            self.map.iter().filter(|(_, r)| r.is_expired_at(now)).map(|(id, _)| *id).collect();
+        for id in &expired {
+            self.remove(*id);
+        }
+        expired.len()
+    }
+
+    fn remove(&mut self, id: RecordId) -> bool {
+        match self.map.remove(&id) {
+            Some(record) => {
+                self.usage.release(&record.principal, record.size());
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 impl MemoryStore {
-    /// An empty store.
+    /// An empty store with the default quota.
     pub fn new() -> Self {
         Self::default()
     }
 
-    fn records(&self) -> MutexGuard<'_, HashMap<RecordId, Record>> {
+    /// An empty store with `quota`.
+    pub fn with_quota(quota: Quota) -> Self {
+        Self { records: Mutex::default(), quota }
+    }
+
+    fn records(&self) -> MutexGuard<'_, Records> {
         // A panic while holding the lock cannot leave the map half-updated (every change is one
         // call), so the data is still good.
         self.records.lock().unwrap_or_else(PoisonError::into_inner)
@@ -35,7 +71,14 @@ impl ResultStore for MemoryStore {
                 return Err(StoreError::AlreadyExpired { expires: record.expires.to_string() });
             }
             let id = RecordId::generate().map_err(StoreError::Random)?;
-            self.records().insert(id, record);
+            let size = record.size();
+            let mut records = self.records();
+            if records.usage.admit(&self.quota, &record.principal, size).is_err() {
+                // Expired records still count until swept: make room first, then decide.
+                records.remove_expired();
+                records.usage.admit(&self.quota, &record.principal, size)?;
+            }
+            records.map.insert(id, record);
             Ok(id)
         })
     }
@@ -43,22 +86,16 @@ impl ResultStore for MemoryStore {
     fn get(&self, id: RecordId) -> StoreFuture<'_, Option<Record>> {
         Box::pin(async move {
             let records = self.records();
-            Ok(records.get(&id).filter(|record| !record.is_expired()).cloned())
+            Ok(records.map.get(&id).filter(|record| !record.is_expired()).cloned())
         })
     }
 
     fn delete(&self, id: RecordId) -> StoreFuture<'_, bool> {
-        Box::pin(async move { Ok(self.records().remove(&id).is_some()) })
+        Box::pin(async move { Ok(self.records().remove(id)) })
     }
 
     fn sweep(&self) -> StoreFuture<'_, usize> {
-        Box::pin(async move {
-            let now = Utc::now();
-            let mut records = self.records();
-            let before = records.len();
-            records.retain(|_, record| !record.is_expired_at(now));
-            Ok(before - records.len())
-        })
+        Box::pin(async move { Ok(self.records().remove_expired()) })
     }
 
     fn backend(&self) -> &'static str {

@@ -41,6 +41,12 @@ impl Record {
         }
     }
 
+    /// The bytes the record counts for against a quota: its bytes, MIME type and principal.
+    pub fn size(&self) -> u64 {
+        let len = self.bytes.len() + self.mime_type.len() + self.principal.len();
+        u64::try_from(len).unwrap_or(u64::MAX)
+    }
+
     /// True when the record has expired at `now`.
     pub fn is_expired_at(&self, now: DateTime<Utc>) -> bool {
         self.expires.datetime() <= now

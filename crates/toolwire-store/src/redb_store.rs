@@ -3,14 +3,18 @@
 //! expiry of its own, so an expiry index table is swept in batches by a background task.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Weak};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, Weak};
 use std::time::Duration;
 
 use chrono::Utc;
-use redb::{Database, DatabaseError, ReadableDatabase, ReadableTable, TableDefinition};
+use redb::{
+    Database, DatabaseError, ReadableDatabase, ReadableTable, StorageBackend, TableDefinition,
+};
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
 
+use crate::quota::{Quota, Usage};
 use crate::record::{Record, RecordId};
 use crate::store::{ResultStore, StoreError, StoreFuture};
 
@@ -33,6 +37,8 @@ pub struct RedbOptions {
     /// Bytes of redb's page cache. redb's own default (1 GiB) lets a run of large offloads
     /// grow the process by that much; this bound keeps memory flat (DESIGN §12).
     pub cache_size: usize,
+    /// Bytes the store may hold, in all and per principal.
+    pub quota: Quota,
 }
 
 /// The default page cache: 32 MiB.
@@ -44,6 +50,7 @@ impl Default for RedbOptions {
             sweep_interval: Some(Duration::from_secs(60)),
             sweep_batch: 512,
             cache_size: DEFAULT_CACHE_SIZE,
+            quota: Quota::default(),
         }
     }
 }
@@ -52,6 +59,12 @@ impl RedbOptions {
     /// With a background sweep every `interval`, or none.
     pub fn sweep_interval(mut self, interval: Option<Duration>) -> Self {
         self.sweep_interval = interval;
+        self
+    }
+
+    /// With `quota`.
+    pub fn quota(mut self, quota: Quota) -> Self {
+        self.quota = quota;
         self
     }
 
@@ -78,11 +91,31 @@ pub struct RedbStore {
     sweeper: Option<JoinHandle<()>>,
 }
 
-#[derive(Debug)]
+/// Opens the database file: redb's own file backend, or one given to
+/// [`RedbStore::open_with_backend`].
+type Opener = Arc<dyn Fn(&Path) -> Result<Database, DatabaseError> + Send + Sync>;
+
 struct Inner {
-    db: Database,
+    /// `None` only while it is being reopened.
+    db: RwLock<Option<Database>>,
+    opener: Opener,
+    /// Set by an I/O error: redb refuses every later write transaction after one, so the next
+    /// call drops the database and opens the file again (redb recovers the last commit).
+    broken: AtomicBool,
+    reopens: AtomicU64,
     path: PathBuf,
     batch: usize,
+    quota: Quota,
+    /// What the live records take, rebuilt from the table at open.
+    usage: Mutex<Usage>,
+    /// Background sweeps that failed (each is logged).
+    sweep_errors: AtomicU64,
+}
+
+impl std::fmt::Debug for Inner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inner").field("path", &self.path).finish_non_exhaustive()
+    }
 }
 
 impl RedbStore {
@@ -99,12 +132,40 @@ impl RedbStore {
         dir: impl Into<PathBuf>,
         options: RedbOptions,
     ) -> Result<Self, StoreError> {
-        let runtime = Handle::try_current().map_err(|err| StoreError::Task(err.to_string()))?;
-        let dir = dir.into();
-        let batch = options.sweep_batch.max(1);
         let cache = options.cache_size;
+        let opener = move |path: &Path| Database::builder().set_cache_size(cache).create(path);
+        Self::open_on(dir.into(), options, Arc::new(opener)).await
+    }
+
+    /// Opens with redb storage made by `backend` from the opened `results.redb` file (each time
+    /// the file is opened, reopens included): for instrumenting or fault-injecting storage. The
+    /// backend takes over locking; one that does not lock loses the "data directory in use"
+    /// check.
+    pub async fn open_with_backend<B, F>(
+        dir: impl Into<PathBuf>,
+        options: RedbOptions,
+        backend: F,
+    ) -> Result<Self, StoreError>
+    where
+        B: StorageBackend,
+        F: Fn(std::fs::File) -> B + Send + Sync + 'static,
+    {
+        let cache = options.cache_size;
+        let opener = move |path: &Path| {
+            let file = std::fs::OpenOptions::new().read(true).write(true).open(path)?;
+            Database::builder().set_cache_size(cache).create_with_backend(backend(file))
+        };
+        Self::open_on(dir.into(), options, Arc::new(opener)).await
+    }
+
+    async fn open_on(
+        dir: PathBuf,
+        options: RedbOptions,
+        opener: Opener,
+    ) -> Result<Self, StoreError> {
+        let runtime = Handle::try_current().map_err(|err| StoreError::Task(err.to_string()))?;
         let inner = runtime
-            .spawn_blocking(move || open_blocking(dir, batch, cache))
+            .spawn_blocking(move || open_blocking(dir, options, opener))
             .await
             .map_err(|err| StoreError::Task(err.to_string()))??;
         let inner = Arc::new(inner);
@@ -118,6 +179,17 @@ impl RedbStore {
     /// The database file.
     pub fn path(&self) -> &Path {
         &self.inner.path
+    }
+
+    /// How many times the file was reopened after an I/O error.
+    pub fn reopens(&self) -> u64 {
+        self.inner.reopens.load(Ordering::Relaxed)
+    }
+
+    /// How many background sweeps have failed since the store was opened (each one is also
+    /// logged; the next sweep tries again).
+    pub fn sweep_errors(&self) -> u64 {
+        self.inner.sweep_errors.load(Ordering::Relaxed)
     }
 
     async fn blocking<T, F>(&self, work: F) -> Result<T, StoreError>
@@ -141,21 +213,36 @@ impl Drop for RedbStore {
     }
 }
 
-fn open_blocking(dir: PathBuf, batch: usize, cache: usize) -> Result<Inner, StoreError> {
-    std::fs::create_dir_all(&dir)
+fn open_blocking(dir: PathBuf, options: RedbOptions, opener: Opener) -> Result<Inner, StoreError> {
+    crate::private_dir::create(&dir)
         .map_err(|source| StoreError::CreateDir { dir: dir.clone(), source })?;
     let path = dir.join(RESULTS_FILE);
-    let db = match Database::builder().set_cache_size(cache).create(&path) {
+    crate::private_dir::restrict_file(&path)
+        .map_err(|source| StoreError::CreateDir { dir: dir.clone(), source })?;
+    let db = match opener(&path) {
         Ok(db) => db,
         Err(DatabaseError::DatabaseAlreadyOpen) => return Err(StoreError::DataDirInUse { dir }),
         Err(err) => return Err(redb_error(&path, err)),
     };
-    let inner = Inner { db, path, batch };
-    // Both tables exist from the start, so readers never meet a missing table.
-    let txn = inner.db.begin_write().map_err(|err| inner.error(err))?;
-    txn.open_table(RESULTS).map_err(|err| inner.error(err))?;
-    txn.open_table(EXPIRY).map_err(|err| inner.error(err))?;
-    txn.commit().map_err(|err| inner.error(err))?;
+    let inner = Inner {
+        db: RwLock::new(Some(db)),
+        opener,
+        broken: AtomicBool::new(false),
+        reopens: AtomicU64::new(0),
+        path,
+        batch: options.sweep_batch.max(1),
+        quota: options.quota,
+        usage: Mutex::default(),
+        sweep_errors: AtomicU64::new(0),
+    };
+    inner.with_db(|db| {
+        // Both tables exist from the start, so readers never meet a missing table.
+        let txn = db.begin_write().map_err(|err| inner.error(err))?;
+        txn.open_table(RESULTS).map_err(|err| inner.error(err))?;
+        txn.open_table(EXPIRY).map_err(|err| inner.error(err))?;
+        txn.commit().map_err(|err| inner.error(err))?;
+        inner.count_usage(db)
+    })?;
     Ok(inner)
 }
 
@@ -167,14 +254,107 @@ fn unix_millis(record: &Record) -> i64 {
     record.expires.datetime().timestamp_millis()
 }
 
+/// Whether redb failed because its storage did: then only a new `Database` works again.
+fn is_io(err: &StoreError) -> bool {
+    match err {
+        StoreError::Redb { source, .. } => {
+            matches!(**source, redb::Error::Io(_) | redb::Error::PreviousIo)
+        }
+        _ => false,
+    }
+}
+
 impl Inner {
     fn error(&self, err: impl Into<redb::Error>) -> StoreError {
         redb_error(&self.path, err)
     }
 
-    fn put(&self, record: &Record) -> Result<RecordId, StoreError> {
+    /// Runs `work` on the database, first reopening it when an I/O error broke it; an I/O
+    /// error now marks it for the next call.
+    fn with_db<T>(
+        &self,
+        work: impl FnOnce(&Database) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        if self.broken.load(Ordering::Acquire) {
+            self.reopen()?;
+        }
+        let guard = self.db.read().unwrap_or_else(PoisonError::into_inner);
+        let Some(db) = guard.as_ref() else {
+            return Err(self.error(redb::Error::DatabaseClosed));
+        };
+        let outcome = work(db);
+        if let Err(err) = &outcome
+            && is_io(err)
+        {
+            self.broken.store(true, Ordering::Release);
+        }
+        outcome
+    }
+
+    fn reopen(&self) -> Result<(), StoreError> {
+        let mut guard = self.db.write().unwrap_or_else(PoisonError::into_inner);
+        if !self.broken.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        // The old handle holds the file lock: close it before opening again.
+        *guard = None;
+        let db = (self.opener)(&self.path).map_err(|err| self.error(err))?;
+        self.count_usage(&db)?;
+        *guard = Some(db);
+        self.broken.store(false, Ordering::Release);
+        let count = self.reopens.fetch_add(1, Ordering::Relaxed) + 1;
+        tracing::warn!(
+            store = "redb",
+            reopens = count,
+            "reopened {} after an I/O error",
+            self.path.display()
+        );
+        Ok(())
+    }
+
+    fn usage(&self) -> MutexGuard<'_, Usage> {
+        // Every change is one call on the counters, so a panic elsewhere leaves them whole.
+        self.usage.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Counts what the records in the file take (after a restart the quota holds as before).
+    fn count_usage(&self, db: &Database) -> Result<(), StoreError> {
+        let txn = db.begin_read().map_err(|err| self.error(err))?;
+        let results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
+        let mut usage = Usage::default();
+        for entry in results.iter().map_err(|err| self.error(err))? {
+            let (_, bytes) = entry.map_err(|err| self.error(err))?;
+            if let Some(record) = Record::decode(bytes.value()) {
+                usage.add(&record.principal, record.size());
+            }
+        }
+        *self.usage() = usage;
+        Ok(())
+    }
+
+    /// Counts the record against the quota, sweeping expired records first when it would not
+    /// fit (they count until swept).
+    fn admit(&self, db: &Database, record: &Record) -> Result<(), StoreError> {
+        let size = record.size();
+        if self.usage().admit(&self.quota, &record.principal, size).is_ok() {
+            return Ok(());
+        }
+        self.sweep(db)?;
+        self.usage().admit(&self.quota, &record.principal, size)
+    }
+
+    fn put(&self, db: &Database, record: &Record) -> Result<RecordId, StoreError> {
+        self.admit(db, record)?;
+        let stored = self.write(db, record);
+        if stored.is_err() {
+            self.usage().release(&record.principal, record.size());
+        }
+        stored
+    }
+
+    fn write(&self, db: &Database, record: &Record) -> Result<RecordId, StoreError> {
         let id = RecordId::generate().map_err(StoreError::Random)?;
-        let txn = self.db.begin_write().map_err(|err| self.error(err))?;
+        let txn = db.begin_write().map_err(|err| self.error(err))?;
         {
             let mut results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
             results
@@ -189,8 +369,8 @@ impl Inner {
         Ok(id)
     }
 
-    fn get(&self, id: RecordId) -> Result<Option<Record>, StoreError> {
-        let txn = self.db.begin_read().map_err(|err| self.error(err))?;
+    fn get(&self, db: &Database, id: RecordId) -> Result<Option<Record>, StoreError> {
+        let txn = db.begin_read().map_err(|err| self.error(err))?;
         let results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
         let Some(bytes) = results.get(id.as_u128()).map_err(|err| self.error(err))? else {
             return Ok(None);
@@ -200,34 +380,39 @@ impl Inner {
         Ok((!record.is_expired()).then_some(record))
     }
 
-    fn delete(&self, id: RecordId) -> Result<bool, StoreError> {
-        let txn = self.db.begin_write().map_err(|err| self.error(err))?;
+    fn delete(&self, db: &Database, id: RecordId) -> Result<bool, StoreError> {
+        let txn = db.begin_write().map_err(|err| self.error(err))?;
         let removed = {
             let mut results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
             let removed = results.remove(id.as_u128()).map_err(|err| self.error(err))?;
             match removed {
                 Some(bytes) => {
-                    if let Some(record) = Record::decode(bytes.value()) {
+                    let record = Record::decode(bytes.value());
+                    if let Some(record) = &record {
                         let mut expiry = txn.open_table(EXPIRY).map_err(|err| self.error(err))?;
                         expiry
-                            .remove((unix_millis(&record), id.as_u128()))
+                            .remove((unix_millis(record), id.as_u128()))
                             .map_err(|err| self.error(err))?;
                     }
-                    true
+                    Some(record)
                 }
-                None => false,
+                None => None,
             }
         };
         txn.commit().map_err(|err| self.error(err))?;
-        Ok(removed)
+        if let Some(Some(record)) = &removed {
+            self.usage().release(&record.principal, record.size());
+        }
+        Ok(removed.is_some())
     }
 
     /// Removes every record expired by now, `batch` per write transaction.
-    fn sweep(&self) -> Result<usize, StoreError> {
+    fn sweep(&self, db: &Database) -> Result<usize, StoreError> {
         let now = Utc::now().timestamp_millis();
         let mut total = 0;
         loop {
-            let txn = self.db.begin_write().map_err(|err| self.error(err))?;
+            let txn = db.begin_write().map_err(|err| self.error(err))?;
+            let mut released = Vec::new();
             let removed = {
                 let mut expiry = txn.open_table(EXPIRY).map_err(|err| self.error(err))?;
                 let mut results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
@@ -240,11 +425,20 @@ impl Inner {
                     .map_err(|err| self.error(err))?;
                 for key in &due {
                     expiry.remove(key).map_err(|err| self.error(err))?;
-                    results.remove(key.1).map_err(|err| self.error(err))?;
+                    let gone = results.remove(key.1).map_err(|err| self.error(err))?;
+                    if let Some(record) = gone.and_then(|bytes| Record::decode(bytes.value())) {
+                        let size = record.size();
+                        released.push((record.principal, size));
+                    }
                 }
                 due.len()
             };
             txn.commit().map_err(|err| self.error(err))?;
+            let mut usage = self.usage();
+            for (principal, size) in &released {
+                usage.release(principal, *size);
+            }
+            drop(usage);
             total += removed;
             if removed < self.batch {
                 return Ok(total);
@@ -260,8 +454,24 @@ async fn sweep_forever(inner: Weak<Inner>, every: Duration) {
     loop {
         ticks.tick().await;
         let Some(inner) = inner.upgrade() else { return };
-        // A failed sweep is retried at the next tick; reads never depend on it.
-        let _ = tokio::task::spawn_blocking(move || inner.sweep()).await;
+        // A failed sweep is retried at the next tick (reads never depend on it), but it is
+        // logged and counted: a store that cannot sweep fills up.
+        let outcome = {
+            let inner = Arc::clone(&inner);
+            tokio::task::spawn_blocking(move || inner.with_db(|db| inner.sweep(db))).await
+        };
+        let failure = match outcome {
+            Ok(Ok(_)) => continue,
+            Ok(Err(err)) => err.to_string(),
+            Err(err) => format!("the sweep task failed: {err}"),
+        };
+        let count = inner.sweep_errors.fetch_add(1, Ordering::Relaxed) + 1;
+        tracing::warn!(
+            store = "redb",
+            sweep_errors = count,
+            "sweep of {} failed: {failure}",
+            inner.path.display()
+        );
     }
 }
 
@@ -271,20 +481,20 @@ impl ResultStore for RedbStore {
             if record.is_expired() {
                 return Err(StoreError::AlreadyExpired { expires: record.expires.to_string() });
             }
-            self.blocking(move |inner| inner.put(&record)).await
+            self.blocking(move |inner| inner.with_db(|db| inner.put(db, &record))).await
         })
     }
 
     fn get(&self, id: RecordId) -> StoreFuture<'_, Option<Record>> {
-        Box::pin(self.blocking(move |inner| inner.get(id)))
+        Box::pin(self.blocking(move |inner| inner.with_db(|db| inner.get(db, id))))
     }
 
     fn delete(&self, id: RecordId) -> StoreFuture<'_, bool> {
-        Box::pin(self.blocking(move |inner| inner.delete(id)))
+        Box::pin(self.blocking(move |inner| inner.with_db(|db| inner.delete(db, id))))
     }
 
     fn sweep(&self) -> StoreFuture<'_, usize> {
-        Box::pin(self.blocking(Inner::sweep))
+        Box::pin(self.blocking(|inner| inner.with_db(|db| inner.sweep(db))))
     }
 
     fn backend(&self) -> &'static str {

@@ -1,6 +1,11 @@
 //! The store several nodes share: Redis (`redis://…`), with Redis's own expiry (`SET … PX`), so
 //! there is nothing to sweep. One reconnecting connection serves every call; when Redis goes away
 //! and comes back, calls work again without restarting toolwire.
+//!
+//! Quotas hold across every node: each scope (all records, one principal) has a sorted set of
+//! `<id>:<size>` members scored by expiry and a byte counter, updated by one Lua script with the
+//! record's `SET`, so check and write are atomic. Members past their expiry are pruned (and their
+//! bytes given back) before each check; both keys expire with the scope's last record.
 
 use std::time::Duration;
 
@@ -8,17 +13,60 @@ use chrono::Utc;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{Client, RedisError};
 
+use crate::quota::{Quota, QuotaScope, exceeded};
 use crate::record::{Record, RecordId};
 use crate::store::{ResultStore, StoreError, StoreFuture};
 
 /// Every key toolwire writes starts with this.
 pub const KEY_PREFIX: &str = "toolwire:result:";
+/// Prefix of the quota keys (`…all`, `…all:bytes`, `…p:<principal>`, `…p:<principal>:bytes`).
+pub const USAGE_PREFIX: &str = "toolwire:usage:";
+
+/// Prunes expired members of both scopes, checks both quotas, stores the record (`NX`) and
+/// counts it. Returns `{0, used}` (total quota), `{1, used}` (principal quota), `{2, 0}` (id
+/// taken) or `{3, 0}` (stored).
+const PUT_SCRIPT: &str = r"
+local now, size = ARGV[3], tonumber(ARGV[6])
+local function prune(set, sum)
+  local gone = redis.call('ZRANGEBYSCORE', set, '-inf', now)
+  if #gone > 0 then
+    local freed = 0
+    for _, member in ipairs(gone) do freed = freed + tonumber(string.match(member, ':(%d+)$')) end
+    redis.call('ZREMRANGEBYSCORE', set, '-inf', now)
+    redis.call('DECRBY', sum, freed)
+  end
+  return tonumber(redis.call('GET', sum) or '0')
+end
+local all = prune(KEYS[2], KEYS[3])
+if all + size > tonumber(ARGV[7]) then return {0, all} end
+local mine = prune(KEYS[4], KEYS[5])
+if mine + size > tonumber(ARGV[8]) then return {1, mine} end
+if not redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return {2, 0} end
+for _, pair in ipairs({{KEYS[2], KEYS[3]}, {KEYS[4], KEYS[5]}}) do
+  redis.call('ZADD', pair[1], ARGV[4], ARGV[5])
+  redis.call('INCRBY', pair[2], size)
+  local last = redis.call('ZRANGE', pair[1], -1, -1, 'WITHSCORES')[2]
+  redis.call('PEXPIREAT', pair[1], last)
+  redis.call('PEXPIREAT', pair[2], last)
+end
+return {3, 0}
+";
+
+/// Deletes the record and gives its bytes back to both scopes (only when it was there).
+const DELETE_SCRIPT: &str = r"
+if redis.call('DEL', KEYS[1]) == 0 then return 0 end
+for _, pair in ipairs({{KEYS[2], KEYS[3]}, {KEYS[4], KEYS[5]}}) do
+  if redis.call('ZREM', pair[1], ARGV[1]) == 1 then redis.call('DECRBY', pair[2], ARGV[2]) end
+end
+return 1
+";
 
 /// The Redis store.
 #[derive(Clone)]
 pub struct RedisStore {
     url: String,
     connection: ConnectionManager,
+    quota: Quota,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -31,13 +79,27 @@ impl RedisStore {
     /// Connects to `url` (`redis://[user:password@]host[:port][/db]` or `rediss://…`). Fails
     /// when Redis cannot be reached now; later outages only fail the calls made during them.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
-        Self::connect_with_ca(url, None).await
+        Self::connect_with(url, None, Quota::default()).await
+    }
+
+    /// Connects to `url` with `quota` (which every node sharing the Redis should agree on).
+    pub async fn connect_with_quota(url: &str, quota: Quota) -> Result<Self, StoreError> {
+        Self::connect_with(url, None, quota).await
     }
 
     /// Like [`RedisStore::connect`]; for `rediss://`, `ca_pem` (PEM CA certificates), when
     /// given, is trusted instead of the system roots. TLS uses the process's default rustls
     /// crypto provider, which the program installs.
     pub async fn connect_with_ca(url: &str, ca_pem: Option<&[u8]>) -> Result<Self, StoreError> {
+        Self::connect_with(url, ca_pem, Quota::default()).await
+    }
+
+    /// Connects with both a CA (see [`RedisStore::connect_with_ca`]) and a quota.
+    pub async fn connect_with(
+        url: &str,
+        ca_pem: Option<&[u8]>,
+        quota: Quota,
+    ) -> Result<Self, StoreError> {
         let shown = hide_password(url);
         // TCP_NODELAY: a command is one small write that must not wait for a delayed ACK.
         let info = redis::IntoConnectionInfo::into_connection_info(url)
@@ -62,7 +124,7 @@ impl RedisStore {
         let connection = ConnectionManager::new_with_config(client, config)
             .await
             .map_err(|source| StoreError::Redis { url: shown.clone(), source })?;
-        Ok(Self { url: shown, connection })
+        Ok(Self { url: shown, connection, quota })
     }
 
     fn error(&self, source: RedisError) -> StoreError {
@@ -88,6 +150,23 @@ fn key(id: RecordId) -> String {
     format!("{KEY_PREFIX}{id}")
 }
 
+/// The record key and the four quota keys of `principal`, in the scripts' `KEYS` order.
+fn keys(id: RecordId, principal: &str) -> [String; 5] {
+    [
+        key(id),
+        format!("{USAGE_PREFIX}all"),
+        format!("{USAGE_PREFIX}all:bytes"),
+        format!("{USAGE_PREFIX}p:{principal}"),
+        format!("{USAGE_PREFIX}p:{principal}:bytes"),
+    ]
+}
+
+fn eval(script: &str, keys: &[String]) -> redis::Cmd {
+    let mut cmd = redis::cmd("EVAL");
+    cmd.arg(script).arg(keys.len()).arg(keys);
+    cmd
+}
+
 /// The URL as it may appear in logs and errors: a password is replaced by `***`.
 fn hide_password(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else { return url.to_owned() };
@@ -111,14 +190,31 @@ impl ResultStore for RedisStore {
                 return Err(StoreError::AlreadyExpired { expires: record.expires.to_string() });
             }
             let bytes = record.encode();
+            let size = record.size();
+            let now = Utc::now().timestamp_millis();
+            let expires = record.expires.datetime().timestamp_millis();
             loop {
                 let id = RecordId::generate().map_err(StoreError::Random)?;
-                // NX: a (astronomically unlikely) id collision never overwrites a record.
-                let stored: Option<String> = self
-                    .query(redis::cmd("SET").arg(key(id)).arg(&bytes).arg("PX").arg(ttl).arg("NX"))
-                    .await?;
-                if stored.is_some() {
-                    return Ok(id);
+                let mut cmd = eval(PUT_SCRIPT, &keys(id, &record.principal));
+                cmd.arg(&bytes)
+                    .arg(ttl)
+                    .arg(now)
+                    .arg(expires)
+                    .arg(format!("{id}:{size}"))
+                    .arg(size)
+                    .arg(self.quota.total)
+                    .arg(self.quota.per_principal);
+                let (outcome, used): (i64, i64) = self.query(&cmd).await?;
+                let used = u64::try_from(used).unwrap_or(0);
+                match outcome {
+                    0 => return Err(exceeded(QuotaScope::Total, size, used, self.quota.total)),
+                    1 => {
+                        let limit = self.quota.per_principal;
+                        return Err(exceeded(QuotaScope::Principal, size, used, limit));
+                    }
+                    // NX: a (astronomically unlikely) id collision never overwrites a record.
+                    2 => continue,
+                    _ => return Ok(id),
                 }
             }
         })
@@ -136,7 +232,17 @@ impl ResultStore for RedisStore {
 
     fn delete(&self, id: RecordId) -> StoreFuture<'_, bool> {
         Box::pin(async move {
-            let removed: i64 = self.query(redis::cmd("DEL").arg(key(id))).await?;
+            let bytes: Option<Vec<u8>> = self.query(redis::cmd("GET").arg(key(id))).await?;
+            let Some(bytes) = bytes else { return Ok(false) };
+            let Some(record) = Record::decode(&bytes) else {
+                // Not a record of ours: nothing was counted for it.
+                let removed: i64 = self.query(redis::cmd("DEL").arg(key(id))).await?;
+                return Ok(removed > 0);
+            };
+            let size = record.size();
+            let mut cmd = eval(DELETE_SCRIPT, &keys(id, &record.principal));
+            cmd.arg(format!("{id}:{size}")).arg(size);
+            let removed: i64 = self.query(&cmd).await?;
             Ok(removed > 0)
         })
     }

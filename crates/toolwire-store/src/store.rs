@@ -4,6 +4,7 @@ use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
 
+use crate::quota::QuotaScope;
 use crate::record::{Record, RecordId};
 
 /// A boxed future returned by [`ResultStore`] methods (boxed so that `dyn ResultStore` works:
@@ -93,4 +94,43 @@ pub enum StoreError {
     /// A blocking store task did not finish (it panicked or the runtime shut down).
     #[error("result store task failed: {0}")]
     Task(String),
+    /// Storing the record would take the store past a quota (DESIGN §12).
+    #[error(
+        "{scope} store quota of {limit} bytes would be exceeded: {used} bytes in use, the record has {size}"
+    )]
+    QuotaExceeded {
+        /// Which bound.
+        scope: QuotaScope,
+        /// The record's size in bytes.
+        size: u64,
+        /// Bytes in use under that bound.
+        used: u64,
+        /// The bound.
+        limit: u64,
+    },
+}
+
+impl StoreError {
+    /// What kind of failure this is, for metrics and logs: `quota` for a quota refusal,
+    /// `unavailable` when the backend (file system, redb, Redis, the runtime) failed, `corrupt`
+    /// for a damaged record, `expired` for a record that expired before it was stored, `config`
+    /// for a store that cannot be opened as configured.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::QuotaExceeded { .. } => "quota",
+            Self::Corrupt { .. } => "corrupt",
+            Self::AlreadyExpired { .. } => "expired",
+            Self::DataDirInUse { .. } | Self::RedisUrl { .. } => "config",
+            Self::CreateDir { .. }
+            | Self::Redb { .. }
+            | Self::Redis { .. }
+            | Self::Random(_)
+            | Self::Task(_) => "unavailable",
+        }
+    }
+
+    /// Whether this is a quota refusal.
+    pub fn is_quota(&self) -> bool {
+        matches!(self, Self::QuotaExceeded { .. })
+    }
 }

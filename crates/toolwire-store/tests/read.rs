@@ -11,8 +11,8 @@ use toolwire_core::mapper::{MapperConfig, OutputMapper, RenderContext, Rendered}
 use toolwire_core::part::{Part, ResourceLinkPart};
 use toolwire_core::{McpRevision, Phase, Target, Timestamp, ToolResult};
 use toolwire_store::{
-    KeySet, LinkSigner, MemoryStore, OffloadFallback, OffloadOptions, ReadError, Record, RecordId,
-    ResultStore, StoreError, StoreFuture, StoredResults, resource_template,
+    KeySet, LinkSigner, MemoryStore, OffloadFallback, OffloadOptions, Quota, ReadError, Record,
+    RecordId, ResultStore, StoreError, StoreFuture, StoredResults, resource_template,
     resource_templates_list_result,
 };
 
@@ -250,6 +250,25 @@ async fn store_failure_fails_the_call_or_goes_inline_when_configured() {
     assert_eq!(
         err.to_json_rpc_error(McpRevision::V2026_07_28),
         json!({"code": -32603, "message": "The stored result could not be read"})
+    );
+}
+
+#[tokio::test]
+async fn an_offload_over_quota_fails_like_a_store_failure() {
+    let store = MemoryStore::with_quota(Quota::new(1 << 20, 1024));
+    let results = StoredResults::new(Arc::new(store), LinkSigner::new(KeySet::generate().unwrap()));
+    let result = big_result();
+    let needs = needs_offload(&result, McpRevision::V2025_11_25);
+    let size = needs.size();
+    let offloaded = results.offload(needs, &OffloadOptions::new("p")).await.unwrap();
+    assert!(offloaded.link.is_none());
+    let err = offloaded.store_error.unwrap();
+    assert_eq!(err.kind(), "quota", "{err}");
+    assert!(offloaded.output.is_error());
+    let wire: Value = serde_json::from_str(offloaded.output.json()).unwrap();
+    assert_eq!(
+        wire["content"][0]["text"],
+        format!("result of {size} bytes exceeds the limit of 4096 bytes and could not be stored")
     );
 }
 

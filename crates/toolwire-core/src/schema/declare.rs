@@ -50,7 +50,8 @@ pub(crate) fn data_schema(doc: &Value) -> Result<Option<Value>, SchemaError> {
 /// as schemars' `uint32`) stay annotations.
 pub(crate) fn compile(schema: &Value) -> Result<jsonschema::Validator, SchemaError> {
     let draft = draft_of(schema)?;
-    let options = jsonschema::options().with_draft(draft).should_validate_formats(true);
+    let options =
+        super::exact_numbers(jsonschema::options()).with_draft(draft).should_validate_formats(true);
     options.offline().build(schema).map_err(|err| {
         let at = err.instance_path().as_str();
         let message =

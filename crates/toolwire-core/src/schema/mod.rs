@@ -9,6 +9,7 @@
 
 mod declare;
 mod envelope;
+mod numbers;
 mod publish;
 mod typed;
 mod validate;
@@ -23,6 +24,7 @@ use crate::result::ToolResult;
 use crate::target::{McpRevision, Shape};
 
 pub use envelope::envelope_structured;
+pub use numbers::exact_numbers;
 pub use publish::publish_input_schema;
 
 /// What a tool declared about its output, compiled once and cheap to share between calls and

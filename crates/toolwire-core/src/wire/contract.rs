@@ -295,16 +295,17 @@ pub(crate) fn output_schema_violations(
     value: &Value,
     out: &mut Vec<WireViolation>,
 ) {
-    let validator = match jsonschema::options().offline().build(schema) {
-        Ok(validator) => validator,
-        Err(err) => {
-            out.push(WireViolation::new(
-                "",
-                format!("the published outputSchema does not compile: {}", err.masked()),
-            ));
-            return;
-        }
-    };
+    let validator =
+        match crate::schema::exact_numbers(jsonschema::options()).offline().build(schema) {
+            Ok(validator) => validator,
+            Err(err) => {
+                out.push(WireViolation::new(
+                    "",
+                    format!("the published outputSchema does not compile: {}", err.masked()),
+                ));
+                return;
+            }
+        };
     match value.get("structuredContent") {
         Some(structured) => {
             for err in validator.iter_errors(structured) {

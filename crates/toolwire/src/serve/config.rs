@@ -100,6 +100,10 @@ pub struct StoreConfig {
     pub signing_keys_env: Option<String>,
     /// `fail` (default) or `inline` when the store fails.
     pub offload_fallback: Option<String>,
+    /// Bytes all stored results may take together (default 1 GiB).
+    pub quota_total: Option<u64>,
+    /// Bytes one principal's stored results may take (default 256 MiB).
+    pub quota_per_principal: Option<u64>,
     /// A PEM file of CA certificates trusted for `rediss://` instead of the system roots.
     pub ca_file: Option<PathBuf>,
     /// MiB of redb's page cache.
@@ -411,6 +415,8 @@ pub struct Settings {
     pub cache_size: usize,
     /// Timeouts and caps of the HTTP transport.
     pub transport: Transport,
+    /// Store quotas.
+    pub quota: toolwire_store::Quota,
     /// Whether a config file governs access (then tokens, and anonymous only if enabled).
     pub auth_configured: bool,
     /// Anonymous access allowed.
@@ -627,6 +633,10 @@ fn resolve(
             .ok_or_else(|| error("store.cache_mib", format!("{mib} MiB is too large")))?,
     };
     let transport = transport(parsed.transport.unwrap_or_default(), &error)?;
+    let quota = toolwire_store::Quota::new(
+        store_cfg.quota_total.unwrap_or(toolwire_store::DEFAULT_TOTAL_QUOTA),
+        store_cfg.quota_per_principal.unwrap_or(toolwire_store::DEFAULT_PRINCIPAL_QUOTA),
+    );
     let mut allowed_hosts: Vec<String> =
         ["localhost", "127.0.0.1", "::1"].into_iter().map(str::to_owned).collect();
     let listen_host = listen.ip().to_string();
@@ -781,6 +791,7 @@ fn resolve(
         offload_fallback_inline,
         cache_size,
         transport,
+        quota,
         auth_configured,
         anonymous: auth.anonymous,
         tokens,
@@ -1008,6 +1019,15 @@ mod tests {
             refused.map_err(|e| e.to_string()),
             Err("t.toml: transport.max_connections: must be at least 1".to_owned())
         );
+    }
+
+    #[test]
+    fn store_quotas_default_and_are_configurable() {
+        let Ok(s) = from_text("") else { panic!("refused") };
+        assert_eq!(s.quota, toolwire_store::Quota::new(1 << 30, 256 << 20));
+        let text = "[store]\nquota_total = 1000000\nquota_per_principal = 2000";
+        let Ok(s) = from_text(text) else { panic!("refused") };
+        assert_eq!(s.quota, toolwire_store::Quota::new(1_000_000, 2000));
     }
 
     #[test]

@@ -68,18 +68,6 @@ pub fn global() -> &'static Arc<Metrics> {
     &GLOBAL
 }
 
-/// The kind label of a store error.
-fn store_error_kind(error: &StoreError) -> &'static str {
-    match error {
-        StoreError::Redb { .. } => "redb",
-        StoreError::Redis { .. } | StoreError::RedisUrl { .. } => "redis",
-        StoreError::AlreadyExpired { .. } => "expired",
-        StoreError::Corrupt { .. } => "corrupt",
-        StoreError::DataDirInUse { .. } | StoreError::CreateDir { .. } => "data_dir",
-        _ => "other",
-    }
-}
-
 /// Holds one open connection in the gauge until dropped.
 #[derive(Debug)]
 pub struct ConnectionGuard(Arc<Metrics>);
@@ -109,7 +97,7 @@ impl Metrics {
 
     /// Counts a store failure outside a call (the readiness probe).
     pub fn store_error(&self, error: &StoreError) {
-        *self.lock().store_errors.entry(store_error_kind(error)).or_default() += 1;
+        *self.lock().store_errors.entry(error.kind()).or_default() += 1;
     }
 
     /// The text exposition, with `sessions` open at this moment.
@@ -216,7 +204,7 @@ impl CallObserver for Metrics {
         *f.offloads.entry(record.tool.to_owned()).or_default() += 1;
         *f.offload_bytes.entry(record.tool.to_owned()).or_default() += record.bytes as u64;
         if let Some(error) = record.store_error {
-            *f.store_errors.entry(store_error_kind(error)).or_default() += 1;
+            *f.store_errors.entry(error.kind()).or_default() += 1;
         }
     }
 }

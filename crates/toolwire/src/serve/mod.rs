@@ -143,7 +143,7 @@ async fn open_store(settings: &Settings) -> Result<StoredResults, Failure> {
         }
         None => None,
     };
-    StoredResults::open(&config, keys).await.map_err(|e| match e {
+    StoredResults::open_with_quota(&config, keys, settings.quota).await.map_err(|e| match e {
         OpenError::Keys(keys) => Failure::input(format!("signing keys: {keys}")),
         other => Failure::check(format!("cannot open the result store: {other}")),
     })

@@ -7,6 +7,7 @@
 
 pub mod error;
 pub mod grammar;
+pub mod host;
 mod json;
 pub mod layout;
 pub mod legacy;
@@ -22,6 +23,7 @@ pub mod timestamp;
 pub mod v1;
 
 pub use error::{ErrorCode, ToolError};
+pub use host::{HostProfile, HostProfiles, Reads, model_view};
 pub use link::StoredLink;
 pub use mapper::{
     ConfigError, MapperConfig, NeedsOffload, Output, OutputMapper, RenderContext, RenderError,

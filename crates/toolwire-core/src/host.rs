@@ -1,0 +1,352 @@
+//! Host profiles: what the application between the server and the model passes on to the model
+//! (DESIGN §11), and [`model_view`], the text such a host gives the model for a `CallToolResult`.
+//!
+//! Hosts disagree: some hand the model only the JSON of `structuredContent` when it is present,
+//! others only the text blocks; some cap a result's size; few let the model follow a link. A
+//! [`HostProfile`] records those three facts for one host; [`HostProfiles`] holds the built-in
+//! profiles (each fact cited in `docs/hosts.md`) plus any the configuration adds or overrides, and
+//! picks one per request from `clientInfo.name`.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Which part of a `CallToolResult` a host gives the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Reads {
+    /// The JSON of `structuredContent` when present, else the text blocks.
+    Structured,
+    /// The content blocks only; `structuredContent` never reaches the model.
+    Content,
+    /// Both the content blocks and `structuredContent`.
+    Both,
+}
+
+impl Reads {
+    /// Every value, in documentation order.
+    pub const ALL: [Reads; 3] = [Reads::Structured, Reads::Content, Reads::Both];
+
+    /// The name used in the configuration and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reads::Structured => "structured",
+            Reads::Content => "content",
+            Reads::Both => "both",
+        }
+    }
+}
+
+impl fmt::Display for Reads {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A `reads` value that is none of `structured`, `content`, `both`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown reads value `{0}`; expected structured, content or both")]
+pub struct UnknownReads(pub String);
+
+impl FromStr for Reads {
+    type Err = UnknownReads;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|reads| reads.as_str() == text)
+            .ok_or_else(|| UnknownReads(text.to_owned()))
+    }
+}
+
+/// What one host passes on to the model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostProfile {
+    /// The profile's name (`generic`, `claude-code`, …), as `--host` and `[[hosts]]` spell it.
+    pub name: String,
+    /// The `clientInfo.name` values that select this profile (compared ignoring ASCII case).
+    #[serde(default)]
+    pub client_names: Vec<String>,
+    /// Which part of a result the model is given.
+    pub reads: Reads,
+    /// The host's inline cap on one result, in bytes of the channel it reads, if any.
+    #[serde(default)]
+    pub max_result_bytes: Option<usize>,
+    /// Whether the model can follow a link through `resources/read`.
+    #[serde(default = "default_reads_links")]
+    pub reads_links: bool,
+}
+
+fn default_reads_links() -> bool {
+    true
+}
+
+/// The name of the default profile.
+pub const GENERIC: &str = "generic";
+
+impl HostProfile {
+    /// The profile for clients toolwire does not know: both channels, no cap, links followed
+    /// (the rendering before host profiles existed).
+    pub fn generic() -> Self {
+        Self {
+            name: GENERIC.to_owned(),
+            client_names: Vec::new(),
+            reads: Reads::Both,
+            max_result_bytes: None,
+            reads_links: true,
+        }
+    }
+
+    /// Whether `client_name` (a `clientInfo.name`) selects this profile.
+    pub fn matches_client(&self, client_name: &str) -> bool {
+        self.client_names.iter().any(|name| name.eq_ignore_ascii_case(client_name))
+    }
+
+    /// Whether the rendering for this host differs from the generic one.
+    pub fn is_generic_policy(&self) -> bool {
+        self.reads == Reads::Both && self.max_result_bytes.is_none() && self.reads_links
+    }
+}
+
+/// One built-in profile: name, client names, reads, cap, reads_links. The facts and their
+/// sources are in `docs/hosts.md`.
+struct Builtin(&'static str, &'static [&'static str], Reads, Option<usize>, bool);
+
+/// Claude Code's inline cap: 25 000 tokens (`MAX_MCP_OUTPUT_TOKENS`), taken at a conservative
+/// three bytes of JSON per token.
+const CLAUDE_CODE_CAP: usize = 75_000;
+
+const BUILTINS: [Builtin; 7] = [
+    Builtin(GENERIC, &[], Reads::Both, None, true),
+    Builtin("claude-code", &["claude-code"], Reads::Structured, Some(CLAUDE_CODE_CAP), true),
+    Builtin(
+        "vscode",
+        &["Visual Studio Code", "Visual Studio Code - Insiders"],
+        Reads::Structured,
+        None,
+        true,
+    ),
+    Builtin("codex", &["codex-mcp-client"], Reads::Structured, None, false),
+    Builtin("claude-desktop", &["claude-ai"], Reads::Content, None, false),
+    Builtin("kimi-code", &["kimi-code", "kimi-cli"], Reads::Content, None, false),
+    Builtin("open-webui", &["open-webui"], Reads::Content, None, false),
+];
+
+/// The profiles a server knows: the built-in ones, then those the configuration adds or
+/// overrides. Always holds `generic`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostProfiles {
+    profiles: Vec<HostProfile>,
+}
+
+impl Default for HostProfiles {
+    fn default() -> Self {
+        Self::builtin()
+    }
+}
+
+impl HostProfiles {
+    /// The built-in profiles.
+    pub fn builtin() -> Self {
+        let profiles = BUILTINS
+            .iter()
+            .map(|Builtin(name, clients, reads, cap, links)| HostProfile {
+                name: (*name).to_owned(),
+                client_names: clients.iter().map(|c| (*c).to_owned()).collect(),
+                reads: *reads,
+                max_result_bytes: *cap,
+                reads_links: *links,
+            })
+            .collect();
+        Self { profiles }
+    }
+
+    /// Adds `profile`, replacing the one of the same name (a `[[hosts]]` entry).
+    pub fn insert(&mut self, profile: HostProfile) {
+        match self.profiles.iter_mut().find(|p| p.name == profile.name) {
+            Some(existing) => *existing = profile,
+            None => self.profiles.push(profile),
+        }
+    }
+
+    /// Every profile, built-in ones first.
+    pub fn iter(&self) -> impl Iterator<Item = &HostProfile> {
+        self.profiles.iter()
+    }
+
+    /// The profile named `name`.
+    pub fn by_name(&self, name: &str) -> Option<&HostProfile> {
+        self.profiles.iter().find(|p| p.name == name)
+    }
+
+    /// The profile for a client that sent `client_name` as `clientInfo.name` (none sent, or
+    /// an unknown name, gives `generic`). A profile added by the configuration wins over a
+    /// built-in one claiming the same client name.
+    pub fn for_client(&self, client_name: Option<&str>) -> &HostProfile {
+        client_name
+            .and_then(|client| self.profiles.iter().rev().find(|p| p.matches_client(client)))
+            .unwrap_or_else(|| self.generic())
+    }
+
+    /// The `generic` profile (as configured, if overridden).
+    pub fn generic(&self) -> &HostProfile {
+        // `builtin` puts `generic` first and `insert` only ever replaces it in place.
+        &self.profiles[0]
+    }
+}
+
+/// The text a host that reads `reads` gives the model for the `CallToolResult`
+/// `call_tool_result`.
+///
+/// The content blocks become lines of text: a text block its text, an image or audio block
+/// `[image <mime>]` / `[audio <mime>]`, an embedded text resource its text and an embedded blob
+/// `[resource <uri> <mime>]`. `resource_link` blocks are left out: hosts range from dropping them
+/// to flattening them to a bare URI, so whatever the model must know about a link has to be in a
+/// text block. A structured reader gets the compact JSON of `structuredContent` when present
+/// (nothing else), else the content lines; a content reader the content lines; `both` the
+/// content lines followed by the structured JSON.
+pub fn model_view(call_tool_result: &Value, reads: Reads) -> String {
+    let structured = call_tool_result.get("structuredContent").map(Value::to_string);
+    match (reads, structured) {
+        (Reads::Structured, Some(json)) => json,
+        (Reads::Structured | Reads::Content, _) | (Reads::Both, None) => {
+            content_view(call_tool_result)
+        }
+        (Reads::Both, Some(json)) => {
+            let mut text = content_view(call_tool_result);
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&json);
+            text
+        }
+    }
+}
+
+fn content_view(call_tool_result: &Value) -> String {
+    let blocks = call_tool_result.get("content").and_then(Value::as_array);
+    let lines: Vec<String> = blocks.into_iter().flatten().filter_map(block_line).collect();
+    lines.join("\n")
+}
+
+fn block_line(block: &Value) -> Option<String> {
+    let field = |key: &str| block.get(key).and_then(Value::as_str).unwrap_or_default();
+    match field("type") {
+        "text" => Some(field("text").to_owned()),
+        kind @ ("image" | "audio") => Some(format!("[{kind} {}]", field("mimeType"))),
+        "resource" => {
+            let resource = block.get("resource")?;
+            let inner = |key: &str| resource.get(key).and_then(Value::as_str);
+            match inner("text") {
+                Some(text) => Some(text.to_owned()),
+                None => Some(format!(
+                    "[resource {} {}]",
+                    inner("uri").unwrap_or_default(),
+                    inner("mimeType").unwrap_or_default()
+                )),
+            }
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn reads_round_trips_through_text_and_serde() {
+        for reads in Reads::ALL {
+            assert_eq!(reads.to_string().parse::<Reads>(), Ok(reads));
+            let json = serde_json::to_string(&reads).unwrap_or_default();
+            assert_eq!(json, format!("\"{reads}\""));
+            assert_eq!(serde_json::from_str::<Reads>(&json).ok(), Some(reads));
+        }
+        assert_eq!(
+            "Structured".parse::<Reads>().map_err(|e| e.to_string()),
+            Err("unknown reads value `Structured`; expected structured, content or both".into())
+        );
+    }
+
+    #[test]
+    fn lookup_by_name_and_client() {
+        let hosts = HostProfiles::builtin();
+        assert_eq!(hosts.generic(), &HostProfile::generic());
+        assert!(hosts.generic().is_generic_policy());
+        let claude = hosts.for_client(Some("claude-code"));
+        assert_eq!((claude.name.as_str(), claude.reads), ("claude-code", Reads::Structured));
+        assert_eq!(claude.max_result_bytes, Some(CLAUDE_CODE_CAP));
+        assert_eq!(hosts.for_client(Some("VISUAL STUDIO CODE")).name, "vscode");
+        assert_eq!(hosts.for_client(Some("codex-mcp-client")).name, "codex");
+        assert!(!hosts.for_client(Some("codex-mcp-client")).reads_links);
+        assert_eq!(hosts.for_client(Some("claude-ai")).reads, Reads::Content);
+        assert_eq!(hosts.for_client(Some("some-agent")).name, GENERIC);
+        assert_eq!(hosts.for_client(None).name, GENERIC);
+        assert_eq!(hosts.by_name("vscode").map(|p| p.reads), Some(Reads::Structured));
+        assert_eq!(hosts.by_name("nope"), None);
+        assert!(hosts.iter().filter(|p| p.name != GENERIC).all(|p| !p.is_generic_policy()));
+    }
+
+    #[test]
+    fn configured_profiles_add_and_override() {
+        let mut hosts = HostProfiles::builtin();
+        let before = hosts.iter().count();
+        let profile: HostProfile = serde_json::from_value(json!({
+            "name": "my-agent", "client_names": ["claude-code"], "reads": "content"
+        }))
+        .unwrap_or_else(|_| HostProfile::generic());
+        assert_eq!(profile.max_result_bytes, None);
+        assert!(profile.reads_links);
+        hosts.insert(profile);
+        assert_eq!(hosts.iter().count(), before + 1);
+        assert_eq!(hosts.for_client(Some("claude-code")).name, "my-agent");
+        hosts.insert(HostProfile { reads: Reads::Content, ..HostProfile::generic() });
+        assert_eq!(hosts.iter().count(), before + 1);
+        assert_eq!(hosts.for_client(Some("x")).reads, Reads::Content);
+        let unknown = serde_json::from_value::<HostProfile>(json!({
+            "name": "x", "reads": "both", "cap": 3
+        }));
+        assert!(unknown.is_err());
+    }
+
+    fn sample() -> Value {
+        json!({
+            "content": [
+                {"type": "text", "text": "Dry run: price would change"},
+                {"type": "image", "data": "AA==", "mimeType": "image/png"},
+                {"type": "resource_link", "uri": "toolwire://r/1", "name": "r"},
+                {"type": "resource", "resource": {"uri": "file:///a", "text": "inner"}},
+                {"type": "resource", "resource": {"uri": "file:///b", "mimeType": "application/pdf", "blob": "AA=="}},
+                {"type": "audio", "data": "AA==", "mimeType": "audio/wav"}
+            ],
+            "structuredContent": {"id": 5, "dryRun": true}
+        })
+    }
+
+    #[test]
+    fn views_per_reads() {
+        let result = sample();
+        let lines = "Dry run: price would change\n[image image/png]\ninner\n\
+                     [resource file:///b application/pdf]\n[audio audio/wav]";
+        assert_eq!(model_view(&result, Reads::Structured), r#"{"id":5,"dryRun":true}"#);
+        assert_eq!(model_view(&result, Reads::Content), lines);
+        assert_eq!(
+            model_view(&result, Reads::Both),
+            format!("{lines}\n{{\"id\":5,\"dryRun\":true}}")
+        );
+        let text_only =
+            json!({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]});
+        for reads in Reads::ALL {
+            assert_eq!(model_view(&text_only, reads), "a\nb");
+        }
+        let structured_only = json!({"content": [], "structuredContent": [1, 2]});
+        assert_eq!(model_view(&structured_only, Reads::Both), "[1,2]");
+        assert_eq!(model_view(&structured_only, Reads::Content), "");
+        assert_eq!(model_view(&json!("not a result"), Reads::Both), "");
+    }
+}

@@ -6,6 +6,7 @@
 
 use serde_json::Value;
 use toolwire_core::host::{HostProfile, Reads, model_view};
+use toolwire_core::lower::mcp::{McpCaps, StructuredCap};
 use toolwire_core::mapper::DEFAULT_LIMIT;
 use toolwire_core::wire::{self, WireViolation};
 use toolwire_core::{McpRevision, Target};
@@ -56,7 +57,13 @@ pub fn check(context: &Context<'_>, answer: &Answer) -> Vec<Finding> {
     let text = result.to_string();
     let official = wire::official_call_tool_result_violations(context.revision, result);
     let valid = wire::check(target, &text);
-    let with_schema = wire::check_with_schema(target, &text, context.tool.output_schema());
+    // Where the revision has no `structuredContent`, a listed outputSchema is a definition
+    // finding; results are not held to it.
+    let schema = match McpCaps::of(context.revision).structured_content {
+        StructuredCap::Never => None,
+        _ => context.tool.output_schema(),
+    };
+    let with_schema = wire::check_with_schema(target, &text, schema);
     // `check` appends the contract to the official violations, and `check_with_schema` the
     // outputSchema ones to both, so the tails are each part's own.
     let parts: [(&'static str, &[WireViolation]); 3] = [

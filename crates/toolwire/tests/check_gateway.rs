@@ -1,0 +1,142 @@
+//! `toolwire check` of toolwire's own gateway: clean in both phases, over Streamable HTTP and
+//! stdio; and the exit codes for a server that cannot be reached and for bad usage.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod gateway;
+
+use std::process::{Command, Output};
+
+use gateway::Server;
+use serde_json::Value;
+
+fn check(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_toolwire"))
+        .arg("check")
+        .args(args)
+        .env_remove("TOOLWIRE_PHASE")
+        .output()
+        .expect("run toolwire check")
+}
+
+/// Asserts a clean JSON report with every revision offered and every demo tool called.
+fn assert_clean(output: &Output) -> Value {
+    let report: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+    assert_eq!(report["findings"], serde_json::json!([]), "{report:#}");
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(report["summary"]["revisions"], 5, "{report:#}");
+    let tools: Vec<&str> =
+        report["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(tools, gateway::DEMO_TOOLS);
+    for tool in report["tools"].as_array().unwrap() {
+        for cell in tool["revisions"].as_array().unwrap() {
+            assert!(!cell["called"].as_array().unwrap().is_empty(), "{tool}");
+        }
+    }
+    report
+}
+
+#[test]
+fn the_gateway_in_the_compat_phase_is_clean_for_every_host() {
+    let server = Server::start(None, &[]);
+    let output = check(&[&server.url, "--allow-writes", "--format", "json"]);
+    assert_clean(&output);
+}
+
+#[test]
+fn the_gateway_in_the_spec_phase_is_clean() {
+    let server = Server::start(None, &[("TOOLWIRE_PHASE", "spec")]);
+    // Structured-reading hosts need the mapper's host rules of DESIGN §11 (structuredContent
+    // only for a success that is data alone); a content reader and the generic client are
+    // served right by every phase.
+    let output =
+        check(&[&server.url, "--allow-writes", "--host", "claude-desktop", "--format", "json"]);
+    assert_clean(&output);
+}
+
+#[test]
+fn the_gateway_over_stdio_is_clean_and_the_table_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let binary = env!("CARGO_BIN_EXE_toolwire");
+    let output = check(&[
+        "--allow-writes",
+        "--",
+        binary,
+        "serve",
+        "--stdio",
+        "--data-dir",
+        data.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8(output.stdout.clone()).unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{text}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!("toolwire check {binary} serve --stdio --data-dir {}", data.display())
+    );
+    assert_eq!(
+        lines[2],
+        "tool                  2024-11-05  2025-03-26  2025-06-18  2025-11-25  2026-07-28"
+    );
+    assert_eq!(lines[3], "catalog_search        ✓           ✓           ✓           ✓           ✓");
+    let summary = lines.last().unwrap();
+    assert!(
+        summary.starts_with("no violations: 7 tools × 5 revisions, 0 of 35 cells failing, "),
+        "{summary}"
+    );
+}
+
+#[test]
+fn a_server_that_cannot_be_reached_is_exit_2() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let output = check(&[&format!("http://127.0.0.1:{port}/mcp")]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with(&format!("toolwire: cannot reach http://127.0.0.1:{port}/mcp: ")),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn a_command_that_does_not_start_is_exit_2() {
+    let output = check(&["--", "/nonexistent/mcp-server"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.starts_with("toolwire: cannot start `/nonexistent/mcp-server`: "), "{stderr}");
+}
+
+#[test]
+fn bad_usage_is_exit_2() {
+    for (args, message) in [
+        (&[][..], "toolwire: give the server's URL or a command after `--`\n"),
+        (
+            &["http://127.0.0.1:1/mcp", "--", "server"][..],
+            "toolwire: give a URL or a command after `--`, not both\n",
+        ),
+        (
+            &["http://127.0.0.1:1/mcp", "--format", "yaml"][..],
+            "toolwire: --format: unknown format `yaml`; expected text or json\n",
+        ),
+        (
+            &["http://127.0.0.1:1/mcp", "--header", "nocolon"][..],
+            "toolwire: --header `nocolon`: expected `Name: value`\n",
+        ),
+        (
+            &["http://127.0.0.1:1/mcp", "--host", "nope"][..],
+            "toolwire: --host: unknown host `nope`; known: generic, claude-code, vscode, codex, claude-desktop, kimi-code, open-webui\n",
+        ),
+    ] {
+        let output = check(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&output.stderr), message, "{args:?}");
+    }
+}

@@ -333,7 +333,10 @@ fn cases_from_a_file_replace_the_generated_ones_and_their_outcome_is_checked() {
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(report["tools"][0]["revisions"][0]["called"], json!(["known id", "expects a failure"]));
+    assert_eq!(
+        report["tools"][0]["revisions"][0]["called"],
+        json!(["known id", "expects a failure"])
+    );
     assert_eq!(report["summary"]["calls"], 10);
     let findings = report["findings"].as_array().unwrap();
     assert_eq!(findings.len(), 5, "{findings:?}");

@@ -282,15 +282,44 @@ async fn http_exchange(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("text/event-stream"));
     let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(failed)? {
+    let mut seen = 0;
+    let broke = |err: reqwest::Error| TransportError::Http {
+        url: url.to_owned(),
+        reason: format!("the answer broke off: {err}"),
+    };
+    while let Some(chunk) = response.chunk().await.map_err(broke)? {
         body.extend_from_slice(&chunk);
-        if event_stream && let Some(found) = sse_response(&body, id) {
-            return Ok(Some(found));
+        if !event_stream {
+            continue;
         }
+        let messages = sse_messages(&body);
+        for message in messages.iter().skip(seen) {
+            if is_response_to(message, id) {
+                return Ok(Some(message.clone()));
+            }
+            // A server waiting on an answer from the client (elicitation, sampling, roots)
+            // would hold the call until the timeout.
+            if let Some(refusal) = refusal_of(message) {
+                let mut post = client
+                    .post(url)
+                    .header("Content-Type", "application/json")
+                    .body(refusal.to_string());
+                for (name, value) in fixed.iter().chain(headers) {
+                    post = post.header(name, value);
+                }
+                if let Some(session) = session.as_deref() {
+                    post = post.header("Mcp-Session-Id", session);
+                }
+                tokio::spawn(async move {
+                    let _ = post.send().await;
+                });
+            }
+        }
+        seen = messages.len();
     }
     let text = String::from_utf8_lossy(&body);
     let found = if event_stream {
-        sse_response(&body, id)
+        sse_messages(&body).into_iter().find(|message| is_response_to(message, id))
     } else {
         serde_json::from_str::<Value>(&text).ok().filter(|v| v.get("jsonrpc").is_some())
     };
@@ -300,19 +329,29 @@ async fn http_exchange(
     })
 }
 
-/// The response with `id` among the complete `data:` events of an SSE body so far.
-fn sse_response(body: &[u8], id: u64) -> Option<Value> {
+/// The JSON-RPC messages of the complete `data:` events of an SSE body so far.
+fn sse_messages(body: &[u8]) -> Vec<Value> {
     let text = String::from_utf8_lossy(body);
     let complete = &text[..text.rfind("\n\n").map_or(0, |at| at + 2)];
-    complete.split("\n\n").find_map(|event| {
-        let data: Vec<&str> = event
-            .lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .map(|data| data.strip_prefix(' ').unwrap_or(data))
-            .collect();
-        let message = serde_json::from_str::<Value>(&data.join("\n")).ok()?;
-        is_response_to(&message, id).then_some(message)
-    })
+    complete
+        .split("\n\n")
+        .filter_map(|event| {
+            let data: Vec<&str> = event
+                .lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .map(|data| data.strip_prefix(' ').unwrap_or(data))
+                .collect();
+            serde_json::from_str::<Value>(&data.join("\n")).ok()
+        })
+        .collect()
+}
+
+/// The answer to a request from the server: this client offers no features.
+fn refusal_of(message: &Value) -> Option<Value> {
+    let id = message.get("id")?;
+    message.get("method")?;
+    Some(json!({"jsonrpc": "2.0", "id": id,
+        "error": {"code": -32601, "message": "toolwire check offers no client features"}}))
 }
 
 fn is_response_to(message: &Value, id: u64) -> bool {
@@ -396,11 +435,7 @@ impl StdioProcess {
             if is_response_to(&message, id) {
                 return Ok(Some(message));
             }
-            if message.get("method").is_some()
-                && let Some(request_id) = message.get("id")
-            {
-                let refusal = json!({"jsonrpc": "2.0", "id": request_id,
-                    "error": {"code": -32601, "message": "toolwire check offers no client features"}});
+            if let Some(refusal) = refusal_of(&message) {
                 self.send(&refusal).await?;
             }
         }
@@ -412,16 +447,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_response_is_found_among_sse_events_once_its_event_is_complete() {
-        let body = b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\nid: 7\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}";
-        assert_eq!(sse_response(body, 3), None);
+    fn sse_messages_are_read_once_their_event_is_complete() {
+        let body = b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"elicitation/create\"}\n\nid: 7\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}";
+        let messages = sse_messages(body);
+        assert_eq!(messages.len(), 1);
+        assert_eq!(
+            refusal_of(&messages[0]),
+            Some(json!({"jsonrpc": "2.0", "id": 9,
+                "error": {"code": -32601, "message": "toolwire check offers no client features"}}))
+        );
         let mut complete = body.to_vec();
         complete.extend_from_slice(b"\n\n");
-        assert_eq!(
-            sse_response(&complete, 3),
-            Some(json!({"jsonrpc": "2.0", "id": 3, "result": {}}))
-        );
-        assert_eq!(sse_response(&complete, 4), None);
+        let messages = sse_messages(&complete);
+        assert!(is_response_to(&messages[1], 3));
+        assert!(!is_response_to(&messages[1], 4));
+        assert_eq!(refusal_of(&messages[1]), None);
     }
 
     #[test]

@@ -38,6 +38,7 @@ enum Defect {
 
 const HANDSHAKE: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 const STATELESS: &str = "2026-07-28";
+const REVISIONS: [&str; 5] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", STATELESS];
 
 /// The revision a request is spoken in: the `_meta` of a stateless request, else the session
 /// (this fixture names each session after the revision its `initialize` agreed).
@@ -83,10 +84,8 @@ fn call_result(defect: Defect, revision: &str, arguments: &Value) -> Result<Valu
         }
         let mut failed =
             json!({"content": [{"type": "text", "text": "`id` is required"}], "isError": true});
-        if revision == STATELESS {
-            if defect != Defect::NoResultType {
-                failed["resultType"] = json!("complete");
-            }
+        if revision == STATELESS && defect != Defect::NoResultType {
+            failed["resultType"] = json!("complete");
         }
         return Ok(failed);
     };
@@ -298,17 +297,15 @@ fn an_argument_error_as_json_rpc_error_from_2025_11_25() {
 #[test]
 fn a_boolean_sub_schema() {
     let at = "tools/list /tools/0/inputSchema/properties/tags/items";
-    let revisions = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
-    let want: Vec<(&str, &str, &str)> = revisions.iter().map(|r| (*r, "portability", at)).collect();
+    let want: Vec<(&str, &str, &str)> = REVISIONS.iter().map(|r| (*r, "portability", at)).collect();
     assert_eq!(found(Defect::BooleanSubSchema), expect(&want));
 }
 
 #[test]
 fn a_result_over_the_limit() {
     let findings = found(Defect::OverLimit);
-    let revisions = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
     let want: Vec<(&str, &str, &str)> =
-        revisions.iter().map(|r| (*r, "size", "tools/call minimal")).collect();
+        REVISIONS.iter().map(|r| (*r, "size", "tools/call minimal")).collect();
     assert_eq!(findings, expect(&want));
     let (_, report) = check(Defect::OverLimit);
     let message = report["findings"][0]["message"].as_str().unwrap();

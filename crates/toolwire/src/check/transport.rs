@@ -257,17 +257,8 @@ async fn http_exchange(
 ) -> Result<Option<Value>, TransportError> {
     let failed =
         |err: reqwest::Error| TransportError::Http { url: url.to_owned(), reason: err.to_string() };
-    let mut request = client
-        .post(url)
-        .header("Content-Type", "application/json")
-        .header("Accept", "application/json, text/event-stream")
-        .body(message.to_string());
-    for (name, value) in fixed.iter().chain(headers) {
-        request = request.header(name, value);
-    }
-    if let Some(session) = session.as_deref() {
-        request = request.header("Mcp-Session-Id", session);
-    }
+    let request = post(client, url, fixed, headers, session.as_deref(), message)
+        .header("Accept", "application/json, text/event-stream");
     let mut response = request.send().await.map_err(failed)?;
     if let Some(value) = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()) {
         *session = Some(value.to_owned());
@@ -300,16 +291,7 @@ async fn http_exchange(
             // A server waiting on an answer from the client (elicitation, sampling, roots)
             // would hold the call until the timeout.
             if let Some(refusal) = refusal_of(message) {
-                let mut post = client
-                    .post(url)
-                    .header("Content-Type", "application/json")
-                    .body(refusal.to_string());
-                for (name, value) in fixed.iter().chain(headers) {
-                    post = post.header(name, value);
-                }
-                if let Some(session) = session.as_deref() {
-                    post = post.header("Mcp-Session-Id", session);
-                }
+                let post = post(client, url, fixed, headers, session.as_deref(), &refusal);
                 tokio::spawn(async move {
                     let _ = post.send().await;
                 });
@@ -327,6 +309,26 @@ async fn http_exchange(
         status,
         body: text.chars().take(BODY_QUOTE).collect::<String>(),
     })
+}
+
+/// A POST of `message` with the fixed headers, the revision's headers and the session.
+fn post(
+    client: &reqwest::Client,
+    url: &str,
+    fixed: &[(String, String)],
+    headers: &[(String, String)],
+    session: Option<&str>,
+    message: &Value,
+) -> reqwest::RequestBuilder {
+    let mut request =
+        client.post(url).header("Content-Type", "application/json").body(message.to_string());
+    for (name, value) in fixed.iter().chain(headers) {
+        request = request.header(name, value);
+    }
+    if let Some(session) = session {
+        request = request.header("Mcp-Session-Id", session);
+    }
+    request
 }
 
 /// The JSON-RPC messages of the complete `data:` events of an SSE body so far.

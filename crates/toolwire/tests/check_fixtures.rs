@@ -264,14 +264,13 @@ fn a_missing_text_mirror() {
 
 #[test]
 fn no_result_type_on_2026_07_28() {
-    // The official schema reports the missing member at the result, the contract at the member.
     let (r, minimal, missing) = (STATELESS, "tools/call minimal", "tools/call missing `id`");
     assert_eq!(
         found(Defect::NoResultType),
         expect(&[
-            (r, "official-schema", &format!("{minimal} (root)")),
+            (r, "official-schema", &format!("{minimal} /resultType")),
             (r, "wire-contract", &format!("{minimal} /resultType")),
-            (r, "official-schema", &format!("{missing} (root)")),
+            (r, "official-schema", &format!("{missing} /resultType")),
             (r, "wire-contract", &format!("{missing} /resultType")),
         ])
     );

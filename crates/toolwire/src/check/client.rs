@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolwire_core::McpRevision;
-use toolwire_core::wire;
+use toolwire_core::wire::{self, WireViolation};
 
 use super::transport::{Answer, Channel, Endpoint, TransportError};
 use super::{Finding, rules};
@@ -115,7 +115,7 @@ impl Session {
             self.findings.push(Finding::revision(
                 self.revision,
                 "official-schema",
-                format!("{method} {}", shown_path(&violation.path)),
+                format!("{method} {}", location(&violation)),
                 violation.message,
             ));
         }
@@ -231,7 +231,17 @@ impl Session {
     }
 }
 
-/// A JSON pointer as shown in a location: `(root)` for the document itself.
-pub fn shown_path(path: &str) -> &str {
-    if path.is_empty() { "(root)" } else { path }
+/// Where a violation is, as shown: its JSON pointer (`(root)` for the document itself), pointing
+/// at the member itself when the violation is a missing required member.
+pub fn location(violation: &WireViolation) -> String {
+    let missing = violation
+        .message
+        .strip_prefix('"')
+        .and_then(|rest| rest.split_once("\" is a required property"))
+        .map(|(name, _)| name);
+    match missing {
+        Some(name) => format!("{}/{}", violation.path, name.replace('~', "~0").replace('/', "~1")),
+        None if violation.path.is_empty() => "(root)".to_owned(),
+        None => violation.path.clone(),
+    }
 }

@@ -10,7 +10,7 @@ use toolwire_core::wire;
 use toolwire_core::{McpRevision, Shape, ToolOutput};
 
 use super::Finding;
-use super::client::shown_path;
+use super::client::location;
 
 /// One listed tool.
 #[derive(Debug, Clone)]
@@ -68,7 +68,7 @@ pub fn check(revision: McpRevision, pages: &[Value]) -> (Vec<ToolDef>, Vec<Findi
             page.get("tools").and_then(Value::as_array).into_iter().flatten().collect();
         let name_of = |i: usize| listed.get(i).and_then(|t| t.get("name")).and_then(Value::as_str);
         for violation in wire::official_mcp_violations(revision, "ListToolsResult", page) {
-            let at = format!("{base}{}", shown_path(&violation.path));
+            let at = format!("{base}{}", location(&violation));
             let tool = tool_index(&violation.path).and_then(name_of);
             findings.push(match tool {
                 Some(name) => {

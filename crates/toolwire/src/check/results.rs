@@ -12,7 +12,7 @@ use toolwire_core::wire::{self, WireViolation};
 use toolwire_core::{McpRevision, Target};
 
 use super::cases::{Case, Expect};
-use super::client::shown_path;
+use super::client::location;
 use super::definitions::ToolDef;
 use super::transport::Answer;
 use super::{Finding, rules};
@@ -73,11 +73,7 @@ pub fn check(context: &Context<'_>, answer: &Answer) -> Vec<Finding> {
     ];
     for (check, violations) in parts {
         for violation in violations {
-            out.push(context.finding(
-                check,
-                shown_path(&violation.path),
-                violation.message.clone(),
-            ));
+            out.push(context.finding(check, &location(violation), violation.message.clone()));
         }
     }
     text_mirror(context, result, &mut out);

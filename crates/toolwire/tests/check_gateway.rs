@@ -144,3 +144,25 @@ fn bad_usage_is_exit_2() {
     );
     assert!(stderr.contains(", claude-code") && stderr.contains(", claude-desktop"), "{stderr}");
 }
+
+#[test]
+fn a_server_behind_bearer_auth_is_checked_with_the_token() {
+    let config = "[[auth.tokens]]\ntoken = \"check-token-1\"\nprincipal = \"checker\"\nprivileges = [\"catalog:write\"]\n";
+    let server = Server::start(Some(config), &[]);
+    let refused = check(&[&server.url]);
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.starts_with("toolwire: HTTP 401 without a JSON-RPC message"), "{stderr}");
+    let output = check(&[
+        &server.url,
+        "--token",
+        "check-token-1",
+        "--allow-writes",
+        "--host",
+        "none",
+        "--format",
+        "json",
+    ]);
+    let report = assert_clean(&output);
+    assert_eq!(report["summary"]["calls"].as_u64().map(|calls| calls > 0), Some(true));
+}

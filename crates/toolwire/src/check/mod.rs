@@ -191,6 +191,8 @@ pub async fn run(options: &Options, progress: &dyn Progress) -> Result<Report, C
             Ok(Opened::NotOffered(reason)) => {
                 report.revisions.push(RevisionStatus::not_offered(revision, reason));
             }
+            // Without the right credentials no revision can be audited.
+            Err(err @ TransportError::Status { status: 401 | 403, .. }) => return Err(err.into()),
             // A server that ends or answers garbage at a handshake does not speak that revision.
             Err(err @ (TransportError::Closed { .. } | TransportError::Status { .. })) => {
                 report.revisions.push(RevisionStatus::not_offered(revision, err.to_string()));

@@ -34,6 +34,8 @@ enum Defect {
     BooleanSubSchema,
     /// A result over the 262 144-byte limit.
     OverLimit,
+    /// A summary only in a text block, which hosts that read `structuredContent` never show.
+    SummaryOnlyInText,
 }
 
 const HANDSHAKE: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
@@ -106,6 +108,10 @@ fn call_result(defect: Defect, revision: &str, arguments: &Value) -> Result<Valu
             };
         if defect == Defect::NoTextMirror {
             result["content"] = json!([]);
+        }
+        if defect == Defect::SummaryOnlyInText {
+            let summary = json!({"type": "text", "text": "Found 1 product; it is on sale."});
+            result["content"].as_array_mut().unwrap().push(summary);
         }
     }
     if revision == STATELESS && defect != Defect::NoResultType {
@@ -340,5 +346,26 @@ fn cases_from_a_file_replace_the_generated_ones_and_their_outcome_is_checked() {
         assert_eq!(finding["check"], "outcome");
         assert_eq!(finding["at"], "tools/call expects a failure /isError");
         assert_eq!(finding["message"], "expected an `isError` result, got a success");
+    }
+}
+
+#[test]
+fn a_summary_only_in_text_is_lost_to_structured_readers_and_names_them() {
+    let (code, report) = check(Defect::SummaryOnlyInText);
+    assert_eq!(code, 1);
+    let findings = report["findings"].as_array().unwrap();
+    let revisions: Vec<&str> = findings.iter().map(|f| f["revision"].as_str().unwrap()).collect();
+    assert_eq!(revisions, ["2025-06-18", "2025-11-25", "2026-07-28"]);
+    for finding in findings {
+        assert_eq!(finding["check"], "host-completeness");
+        assert_eq!(finding["at"], "tools/call minimal /structuredContent");
+        assert_eq!(
+            finding["message"],
+            "a host that reads only `structuredContent` would not show the model 1 fact of the content blocks (\"Found 1 product; it is on sale.\")"
+        );
+        let hosts: Vec<&str> =
+            finding["hosts"].as_array().unwrap().iter().map(|h| h.as_str().unwrap()).collect();
+        assert!(hosts.contains(&"claude-code") && hosts.contains(&"vscode"), "{hosts:?}");
+        assert!(!hosts.contains(&"claude-desktop") && !hosts.contains(&"generic"), "{hosts:?}");
     }
 }

@@ -37,6 +37,8 @@ DEMO_TOOLS = [
     "catalog_export",
     "catalog_chart",
     "legacy_echo",
+    "catalog_confirm_price",
+    "catalog_describe",
 ]
 MODES = ["legacy", "2026-07-28"]
 

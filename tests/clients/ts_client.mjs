@@ -26,6 +26,8 @@ const DEMO_TOOLS = [
   'catalog_export',
   'catalog_chart',
   'legacy_echo',
+  'catalog_confirm_price',
+  'catalog_describe',
 ];
 
 function parseArgs(argv) {

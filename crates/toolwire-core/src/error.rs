@@ -26,13 +26,16 @@ pub enum ErrorCode {
     ResultTooLarge,
     /// Anything else.
     ToolError,
+    /// The tool needs input (DESIGN §10) that this client or revision cannot provide; details
+    /// `inputRequests` list what was asked.
+    InputRequired,
     /// A code toolwire does not know, kept verbatim.
     Other(String),
 }
 
 impl ErrorCode {
     /// Every code toolwire knows, in documentation order.
-    pub const KNOWN: [ErrorCode; 9] = [
+    pub const KNOWN: [ErrorCode; 10] = [
         ErrorCode::InvalidArguments,
         ErrorCode::MissingPrivilege,
         ErrorCode::NotFound,
@@ -42,6 +45,7 @@ impl ErrorCode {
         ErrorCode::UpstreamUnavailable,
         ErrorCode::ResultTooLarge,
         ErrorCode::ToolError,
+        ErrorCode::InputRequired,
     ];
 
     /// The code for a wire string: a known code, else [`ErrorCode::Other`] holding it verbatim.
@@ -64,6 +68,7 @@ impl ErrorCode {
             ErrorCode::UpstreamUnavailable => "upstream_unavailable",
             ErrorCode::ResultTooLarge => "result_too_large",
             ErrorCode::ToolError => "tool_error",
+            ErrorCode::InputRequired => "input_required",
             ErrorCode::Other(code) => code,
         }
     }

@@ -8,6 +8,7 @@
 pub mod error;
 pub mod grammar;
 pub mod host;
+pub mod input;
 mod json;
 pub mod layout;
 pub mod legacy;
@@ -24,6 +25,7 @@ pub mod v1;
 
 pub use error::{ErrorCode, ToolError};
 pub use host::{HostProfile, HostProfiles, Reads, model_view};
+pub use input::{Confirmation, Elicited, InputRequest, InputRequired, InputRound};
 pub use link::StoredLink;
 pub use mapper::{
     ConfigError, MapperConfig, NeedsOffload, Output, OutputMapper, RenderContext, RenderError,

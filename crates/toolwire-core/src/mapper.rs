@@ -180,6 +180,7 @@ pub struct RenderContext<'a> {
     query: Option<Query>,
     task_id: &'a str,
     context_id: &'a str,
+    request_state: Option<&'a str>,
 }
 
 impl<'a> RenderContext<'a> {
@@ -194,7 +195,15 @@ impl<'a> RenderContext<'a> {
             query: None,
             task_id: "task-1",
             context_id: "context-1",
+            request_state: None,
         }
+    }
+
+    /// The sealed `requestState` an input-required result carries on 2026-07-28 (sealing binds
+    /// it to the tool, caller and arguments, so it is made by the caller, not here).
+    pub fn request_state(mut self, sealed: &'a str) -> Self {
+        self.request_state = Some(sealed);
+        self
     }
 
     /// The tool's declared output (schema and shape); without it: data shape, no schema.
@@ -411,6 +420,7 @@ impl StubPlan {
                 tool_name: &self.tool_name,
                 task_id: &self.task_id,
                 context_id: &self.context_id,
+                request_state: None,
             },
         )
     }
@@ -498,6 +508,7 @@ struct Ids<'a> {
     tool_name: &'a str,
     task_id: &'a str,
     context_id: &'a str,
+    request_state: Option<&'a str>,
 }
 
 fn lower_layout(
@@ -521,7 +532,11 @@ fn lower_layout(
                 server_name: &config.server_name,
                 server_version: &config.server_version,
             };
-            mcp::render(&mut out, layout, revision, &settings);
+            if layout.result().is_input_required() {
+                mcp::render_input_required(&mut out, layout, ids.request_state, &settings);
+            } else {
+                mcp::render(&mut out, layout, revision, &settings);
+            }
             out
         }
         Target::A2a(version) => {
@@ -566,7 +581,14 @@ impl OutputMapper {
         let mut warnings = Vec::new();
         let mut omit_structured = false;
         let replaced;
+        // Input required is asked natively by 2026-07-28 and A2A; elsewhere it is the failure
+        // `input_required` (an adapter that can ask on the connection does so before rendering).
+        let down_levelled;
         let mut result = result;
+        if result.is_input_required() && !asks_natively(target) {
+            down_levelled = result.down_levelled().into_owned();
+            result = &down_levelled;
+        }
         let mode = self.config.validation;
         if let Some(output) = ctx.output
             && mode != ValidationMode::Off
@@ -590,11 +612,16 @@ impl OutputMapper {
         if omit_structured {
             layout = layout.without_structured();
         }
-        let ids =
-            Ids { tool_name: ctx.tool_name, task_id: ctx.task_id, context_id: ctx.context_id };
+        let ids = Ids {
+            tool_name: ctx.tool_name,
+            task_id: ctx.task_id,
+            context_id: ctx.context_id,
+            request_state: ctx.request_state,
+        };
         let json = lower_layout(&layout, target, &self.config, &ids);
         let full = Output { json, is_error: result.is_failure(), offloaded: false, warnings };
-        let Some(limit) = self.config.limit(target) else {
+        // A request for input is never offloaded: the client must read it to go on.
+        let Some(limit) = self.config.limit(target).filter(|_| !result.is_input_required()) else {
             return Ok(Rendered::Complete(full));
         };
         if full.size() <= limit {
@@ -622,6 +649,16 @@ impl OutputMapper {
             expires_at: result.meta().expires_at,
         });
         Ok(Rendered::NeedsOffload(NeedsOffload { v1, limit, full, plan }))
+    }
+}
+
+/// True when `target` renders input required as itself (MCP `InputRequiredResult`, A2A
+/// `input-required`) rather than as the failure `input_required`.
+pub fn asks_natively(target: Target) -> bool {
+    match target {
+        Target::Mcp(revision) => mcp::McpCaps::of(revision).input_required_result,
+        Target::A2a(_) => true,
+        Target::Legacy => false,
     }
 }
 

@@ -4,6 +4,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::ToolError;
+use crate::input::InputRequired;
 use crate::link::StoredLink;
 use crate::meta::{ExtensionError, Extensions, Metadata, Pagination, Query};
 use crate::part::Part;
@@ -23,12 +24,14 @@ pub enum Provenance {
     Passthrough(String),
 }
 
-/// A tool's result: a success or a failure, every part optional. Immutable once built.
+/// A tool's result: a success, a failure or input required (DESIGN §10), every part optional.
+/// Immutable once built.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolResult {
     pub(crate) data: Option<Value>,
     pub(crate) summary: Option<String>,
     pub(crate) error: Option<ToolError>,
+    pub(crate) input_required: Option<InputRequired>,
     pub(crate) parts: Vec<Part>,
     pub(crate) stored_links: Vec<StoredLink>,
     pub(crate) meta: Metadata,
@@ -42,6 +45,10 @@ pub enum BuildError {
     /// A success was given an error.
     #[error("a success cannot carry an error")]
     SuccessWithError,
+    /// An input-required result was given an error or data (it is neither a success nor a
+    /// failure).
+    #[error("an input-required result cannot carry {0}")]
+    InputRequiredWith(&'static str),
     /// An extension namespace or key was refused.
     #[error(transparent)]
     Extension(#[from] ExtensionError),
@@ -68,6 +75,13 @@ impl ToolResult {
         Self::from_parts(None, Some(error))
     }
 
+    /// The outcome "input required": the tool asks the client for `input` before it can finish.
+    pub fn input_required(input: InputRequired) -> Self {
+        let mut result = Self::from_parts(None, None);
+        result.input_required = Some(input);
+        result
+    }
+
     /// A builder for a success; call [`ToolResultBuilder::error`] to make it a failure.
     pub fn builder() -> ToolResultBuilder {
         ToolResultBuilder::default()
@@ -88,6 +102,7 @@ impl ToolResult {
             data,
             summary: None,
             error,
+            input_required: None,
             parts: Vec::new(),
             stored_links: Vec::new(),
             meta: Metadata::default(),
@@ -97,7 +112,31 @@ impl ToolResult {
 
     /// True for a success.
     pub fn is_success(&self) -> bool {
-        self.error.is_none()
+        self.error.is_none() && self.input_required.is_none()
+    }
+
+    /// True when the tool asks for input first.
+    pub fn is_input_required(&self) -> bool {
+        self.input_required.is_some()
+    }
+
+    /// What the tool asks for, when it asks for input first.
+    pub fn input_required_requests(&self) -> Option<&InputRequired> {
+        self.input_required.as_ref()
+    }
+
+    /// The failure `input_required` that stands for this result where its requests cannot be
+    /// asked (DESIGN §10); any other result is returned as it is.
+    pub fn down_levelled(&self) -> std::borrow::Cow<'_, ToolResult> {
+        match &self.input_required {
+            None => std::borrow::Cow::Borrowed(self),
+            Some(input) => {
+                let mut failure = self.clone();
+                failure.error = Some(input.to_failure());
+                failure.input_required = None;
+                std::borrow::Cow::Owned(failure)
+            }
+        }
     }
 
     /// True for a failure.
@@ -191,6 +230,12 @@ impl ToolResultBuilder {
         self
     }
 
+    /// Makes the result "input required".
+    pub fn input_required(mut self, input: InputRequired) -> Self {
+        self.result.input_required = Some(input);
+        self
+    }
+
     /// Makes the result a failure.
     pub fn error(mut self, error: ToolError) -> Self {
         self.result.error = Some(error);
@@ -277,6 +322,17 @@ impl ToolResultBuilder {
         if self.success_only && self.result.error.is_some() {
             return Err(BuildError::SuccessWithError);
         }
+        if self.result.input_required.is_some() {
+            if self.result.error.is_some() {
+                return Err(BuildError::InputRequiredWith("an error"));
+            }
+            if self.result.data.is_some() {
+                return Err(BuildError::InputRequiredWith("data"));
+            }
+            if self.success_only {
+                return Err(BuildError::InputRequiredWith("the success-only builder"));
+            }
+        }
         let reserved: Vec<&str> = self.reserved.iter().map(String::as_str).collect();
         for (namespace, _) in self.result.meta.extensions.namespaces() {
             crate::meta::check_namespace(namespace, &reserved)?;
@@ -340,6 +396,28 @@ mod tests {
         let built =
             ToolResultBuilder::success().error(ToolError::new(ErrorCode::NotFound, "gone")).build();
         assert_eq!(built, Err(BuildError::SuccessWithError));
+    }
+
+    #[test]
+    fn input_required_is_neither_success_nor_failure() {
+        let input = crate::input::InputRequired::new()
+            .request("ok", crate::input::confirm_request("Go on?"));
+        let result = ToolResult::input_required(input.clone());
+        assert!(!result.is_success() && !result.is_failure() && result.is_input_required());
+        let down = result.down_levelled();
+        assert_eq!(down.error().map(|e| e.code.as_str()), Some("input_required"));
+        assert!(!down.is_input_required());
+        assert_eq!(
+            ToolResult::builder().data(json!(1)).input_required(input.clone()).build(),
+            Err(BuildError::InputRequiredWith("data"))
+        );
+        assert_eq!(
+            ToolResult::builder()
+                .error(ToolError::new(ErrorCode::Conflict, "x"))
+                .input_required(input)
+                .build(),
+            Err(BuildError::InputRequiredWith("an error"))
+        );
     }
 
     #[test]

@@ -1,4 +1,7 @@
-//! The v1 serialized form (`toolwire.result.v1`): the writer and the strict parser.
+//! The v1 serialized form (`toolwire.result.v1`) and its successor v2 (`toolwire.result.v2`
+//! = v1 + an optional `inputRequired` `{requests, state, summary}`, DESIGN §10): the writer and
+//! the strict parser of both. The writer emits v1 whenever v1 can hold the result, v2 only for
+//! a result that asks for input; v1 documents stay readable.
 //!
 //! Results that leave the process and are read back (stored large results, app answers) carry
 //! this form. The writer emits compact JSON with the fields in the order DESIGN §2 shows and
@@ -16,6 +19,7 @@ use serde_json::{Map, Value};
 use crate::json::{Obj, write_base64, write_map};
 
 use crate::error::{ErrorCode, ToolError};
+use crate::input::{InputRequest, InputRequired};
 use crate::link::StoredLink;
 use crate::meta::{Metadata, Pagination, Query};
 use crate::part::{
@@ -26,6 +30,9 @@ use crate::timestamp::Timestamp;
 
 /// The format marker of version 1.
 pub const FORMAT: &str = "toolwire.result.v1";
+
+/// The format marker of version 2 (v1 + `inputRequired`).
+pub const FORMAT_V2: &str = "toolwire.result.v2";
 
 /// What every toolwire format marker starts with; a document whose `format` starts with it
 /// claims to be a toolwire result of some version.
@@ -98,6 +105,17 @@ pub enum V1Error {
         /// The text found.
         text: String,
     },
+    /// `inputRequired` next to an error or non-null data.
+    #[error("inputRequired together with {0}")]
+    InputRequiredWith(&'static str),
+    /// An input request that is not one of the closed set.
+    #[error("{path}: {message}")]
+    InputRequest {
+        /// Where the request is.
+        path: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// An embedded resource with both or neither of `text` and `blob`.
     #[error("{path}: an embedded resource needs exactly one of `text` and `blob`")]
     TextXorBlob {
@@ -114,11 +132,13 @@ pub enum V1Error {
 pub fn to_string(result: &ToolResult) -> String {
     let mut out = String::new();
     let mut doc = Obj::open(&mut out);
-    doc.str("format", FORMAT);
+    let input = result.input_required_requests();
+    doc.str("format", if input.is_some() { FORMAT_V2 } else { FORMAT });
     if let Some(data) = result.data() {
         doc.value("data", data);
     }
-    if let Some(summary) = result.summary() {
+    // A v2 document keeps its summary inside `inputRequired`.
+    if let Some(summary) = result.summary().filter(|_| input.is_none()) {
         doc.str("summary", summary);
     }
     if let Some(error) = result.error() {
@@ -139,6 +159,17 @@ pub fn to_string(result: &ToolResult) -> String {
     let meta = result.meta();
     if !meta.is_empty() {
         write_meta(doc.key("meta"), meta);
+    }
+    if let Some(input) = input {
+        let mut obj = Obj::open(doc.key("inputRequired"));
+        write_map(obj.key("requests"), &input.requests_value());
+        if let Some(state) = &input.state {
+            obj.value("state", state);
+        }
+        if let Some(summary) = result.summary() {
+            obj.str("summary", summary);
+        }
+        obj.close();
     }
     doc.close();
     out
@@ -297,7 +328,7 @@ pub(crate) fn write_query(out: &mut String, query: &Query) {
 // Parsing
 // ---------------------------------------------------------------------------------------------
 
-/// Parses a v1 document from bytes.
+/// Parses a v1 or v2 document from bytes.
 pub fn parse(input: &[u8]) -> Result<ToolResult, V1Error> {
     let doc: Value = serde_json::from_slice(input).map_err(|err| V1Error::Json(err.to_string()))?;
     parse_value(&doc)
@@ -308,13 +339,17 @@ pub fn parse_value(doc: &Value) -> Result<ToolResult, V1Error> {
     let Value::Object(doc) = doc else {
         return Err(V1Error::NotAnObject);
     };
-    match doc.get("format") {
+    let v2 = match doc.get("format") {
         None => return Err(V1Error::Missing { path: "format".into() }),
-        Some(Value::String(format)) if format == FORMAT => {}
+        Some(Value::String(format)) if format == FORMAT => false,
+        Some(Value::String(format)) if format == FORMAT_V2 => true,
         Some(Value::String(other)) => return Err(V1Error::UnknownFormat(other.clone())),
         Some(_) => return Err(wrong("format", "a string")),
-    }
-    if let Some(key) = doc.keys().find(|key| !TOP_LEVEL_KEYS.contains(&key.as_str())) {
+    };
+    if let Some(key) = doc.keys().find(|key| {
+        let known = TOP_LEVEL_KEYS.contains(&key.as_str());
+        !(known || v2 && key.as_str() == "inputRequired")
+    }) {
         return Err(V1Error::UnknownTopLevelKey(key.clone()));
     }
     let data = doc.get("data").cloned().and_then(normalize);
@@ -333,7 +368,44 @@ pub fn parse_value(doc: &Value) -> Result<ToolResult, V1Error> {
     if let Some(meta) = present(doc, "meta") {
         result.meta = parse_meta(meta, "meta")?;
     }
+    if let Some(input) = present(doc, "inputRequired") {
+        if result.error.is_some() {
+            return Err(V1Error::InputRequiredWith("an error"));
+        }
+        if result.data.is_some() {
+            return Err(V1Error::InputRequiredWith("non-null data"));
+        }
+        let (input, summary) = parse_input_required(input, "inputRequired")?;
+        if summary.is_some() {
+            result.summary = summary;
+        }
+        result.input_required = Some(input);
+    }
     Ok(result)
+}
+
+fn parse_input_required(
+    value: &Value,
+    path: &str,
+) -> Result<(InputRequired, Option<String>), V1Error> {
+    let map = object(value, path, &["requests", "state", "summary"])?;
+    let mut input = InputRequired::new();
+    match present(map, "requests") {
+        None => {}
+        Some(Value::Object(requests)) => {
+            for (key, request) in requests {
+                let request = InputRequest::from_value(request).map_err(|message| {
+                    V1Error::InputRequest { path: child(&child(path, "requests"), key), message }
+                })?;
+                input = input.request(key.clone(), request);
+            }
+        }
+        Some(_) => return Err(wrong(&child(path, "requests"), "an object of requests")),
+    }
+    if let Some(state) = map.get("state") {
+        input = input.state(state.clone());
+    }
+    Ok((input, opt_string(map, "summary", path)?))
 }
 
 /// Parses a list of v1 parts at `path`.

@@ -194,12 +194,12 @@ fn refusal(doc: &str) -> String {
 #[test]
 fn refuses_an_unknown_format_version() {
     assert_eq!(
-        v1::parse(br#"{"format":"toolwire.result.v2","data":1}"#),
-        Err(V1Error::UnknownFormat("toolwire.result.v2".into()))
+        v1::parse(br#"{"format":"toolwire.result.v3","data":1}"#),
+        Err(V1Error::UnknownFormat("toolwire.result.v3".into()))
     );
     assert_eq!(
-        refusal(r#"{"format":"toolwire.result.v2"}"#),
-        "unknown format version `toolwire.result.v2`"
+        refusal(r#"{"format":"toolwire.result.v3"}"#),
+        "unknown format version `toolwire.result.v3`"
     );
 }
 

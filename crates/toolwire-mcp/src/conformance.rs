@@ -218,7 +218,7 @@ impl Conformance {
             })),
             Arc::new(HeaderEcho),
         )?;
-        Ok(())
+        crate::conformance_mrtr::register(registry)
     }
 
     /// The JSON-RPC error that refuses a fixture call before it runs: `test_missing_capability`
@@ -328,7 +328,25 @@ impl Conformance {
                 ]),
             ),
             Prompt::new("test_prompt_with_image", Some("A prompt that includes an image"), None),
+            Prompt::new(
+                crate::conformance_mrtr::PROMPT,
+                Some("A prompt that asks for its context first (input required)"),
+                None,
+            ),
         ]
+    }
+
+    /// `prompts/get`, including the prompt that answers `InputRequiredResult` until the client
+    /// gives it a context.
+    pub(crate) fn prompt_response(
+        &self,
+        request: &GetPromptRequestParams,
+    ) -> Result<rmcp::model::GetPromptResponse, ErrorData> {
+        use rmcp::model::GetPromptResponse;
+        if request.name == crate::conformance_mrtr::PROMPT {
+            return crate::conformance_mrtr::prompt(request);
+        }
+        self.prompt(request).map(GetPromptResponse::Complete)
     }
 
     /// `prompts/get`.
@@ -833,8 +851,9 @@ mod tests {
         let mut registry = Registry::new();
         let fixtures = Conformance::new();
         assert!(fixtures.register_tools(&mut registry).is_ok());
-        assert_eq!(registry.len(), 18);
+        assert_eq!(registry.len(), 26);
         assert!(registry.names().any(|n| n == HEADER_TOOL));
+        assert!(registry.names().any(|n| n == "test_input_required_result_multi_round"));
     }
 
     #[test]

@@ -30,11 +30,16 @@
 //! ```
 
 pub mod conformance;
+mod conformance_mrtr;
+mod input;
+mod observe;
 mod publish;
 mod registry;
 mod server;
 mod validate;
 
+pub use input::MAX_ROUNDS;
+pub use observe::{CallObserver, CallRecord, OffloadRecord};
 pub use registry::{
     CallContext, DynTool, InternalError, IntoToolResult, Principal, Registry, RegistryError,
     ToolFuture, ToolSpec, ToolSpecError,

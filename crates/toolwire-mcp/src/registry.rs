@@ -13,7 +13,10 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use toolwire_core::{McpRevision, SchemaError, Shape, ToolError, ToolOutput, ToolResult};
+use toolwire_core::input::Capability;
+use toolwire_core::{
+    InputRound, McpRevision, SchemaError, Shape, ToolError, ToolOutput, ToolResult,
+};
 
 use crate::publish;
 use crate::validate::{self, CompiledSchema};
@@ -80,6 +83,8 @@ pub struct CallContext {
     pub(crate) revision: McpRevision,
     pub(crate) request_id: String,
     pub(crate) request: Option<rmcp::service::RequestContext<rmcp::service::RoleServer>>,
+    pub(crate) input: InputRound,
+    pub(crate) asks: Vec<Capability>,
 }
 
 impl CallContext {
@@ -96,7 +101,38 @@ impl CallContext {
             revision,
             request_id: request_id.into(),
             request: None,
+            input: InputRound::default(),
+            asks: crate::input::revision_asks(revision),
         }
+    }
+
+    /// The same context, carrying the client's answers and the tool's state from the round
+    /// before (DESIGN §10).
+    pub fn with_input(mut self, round: InputRound) -> Self {
+        self.input = round;
+        self
+    }
+
+    /// The same context, for a client that can be asked only for `capabilities` (what it
+    /// declared, within what the revision has).
+    pub fn with_client_capabilities(
+        mut self,
+        capabilities: impl IntoIterator<Item = Capability>,
+    ) -> Self {
+        let allowed = crate::input::revision_asks(self.revision);
+        self.asks = capabilities.into_iter().filter(|c| allowed.contains(c)).collect();
+        self
+    }
+
+    /// The client's answers and the tool's state from the round before; empty on a first call.
+    pub fn input(&self) -> &InputRound {
+        &self.input
+    }
+
+    /// True when the client can be asked a request needing `capability` (it declared it and
+    /// the revision has it); a tool asking for more gets the failure `input_required`.
+    pub fn can_ask(&self, capability: Capability) -> bool {
+        self.asks.contains(&capability)
     }
 
     /// The same context, answering this rmcp request.

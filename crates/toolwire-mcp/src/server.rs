@@ -34,6 +34,7 @@ use toolwire_store::{
 };
 
 use crate::conformance::Conformance;
+use crate::observe::{CallObserver, CallRecord, OffloadRecord};
 use crate::registry::{CallContext, Principal, RegisteredTool, Registry};
 
 /// The template of stored-result links (`resources/templates/list`).
@@ -60,6 +61,8 @@ pub struct GatewayConfig {
     pub stored: StoredResults,
     /// The conformance fixtures' resources, prompts and completions (`serve --conformance`).
     pub conformance: Option<Conformance>,
+    /// Told about every finished `tools/call` (metrics).
+    pub observer: Option<Arc<dyn CallObserver>>,
 }
 
 impl GatewayConfig {
@@ -74,6 +77,7 @@ impl GatewayConfig {
             default_principal: Principal::anonymous(),
             stored,
             conformance: None,
+            observer: None,
         }
     }
 
@@ -95,6 +99,7 @@ impl std::fmt::Debug for GatewayConfig {
             .field("offload_fallback_inline", &self.offload_fallback_inline)
             .field("default_principal", &self.default_principal)
             .field("stored", &self.stored)
+            .field("observer", &self.observer)
             .finish()
     }
 }
@@ -212,7 +217,7 @@ fn invalid_arguments(tool: &str, violations: Vec<(String, String)>) -> ToolResul
 }
 
 impl McpServer {
-    async fn run_tool(
+    pub(crate) async fn run_tool(
         &self,
         tool: &RegisteredTool,
         arguments: Value,
@@ -251,14 +256,18 @@ impl McpServer {
         revision: McpRevision,
         principal: &Principal,
         query: Query,
+        request_state: Option<&str>,
     ) -> Result<Output, ErrorData> {
         let config = &self.gateway.config;
         let now = now();
         let input_schema = tool.spec.input_schema.as_ref().unwrap_or(&Value::Null);
-        let cx = RenderContext::new(&tool.spec.name, now)
+        let mut cx = RenderContext::new(&tool.spec.name, now)
             .output(&tool.output)
             .input_schema(input_schema)
             .query(query);
+        if let Some(sealed) = request_state {
+            cx = cx.request_state(sealed);
+        }
         let rendered = config
             .mapper
             .render(result, Target::Mcp(revision), config.phase, &cx)
@@ -287,13 +296,53 @@ impl McpServer {
             OffloadFallback::Fail
         };
         let options = OffloadOptions::new(principal.name()).ttl(config.link_ttl).fallback(fallback);
+        let bytes = needs.size();
         let offloaded = toolwire_store::offload(&config.stored, needs, &options)
             .await
             .map_err(|e| internal(&tool.spec.name, &e.to_string()))?;
         if let Some(error) = &offloaded.store_error {
             tracing::error!(tool = %tool.spec.name, %error, "could not store an over-limit result");
         }
+        if let Some(observer) = &config.observer {
+            let store_error = offloaded.store_error.as_ref();
+            observer.offload(&OffloadRecord { tool: &tool.spec.name, bytes, store_error });
+        }
         Ok(offloaded.output)
+    }
+}
+
+/// A client-chosen name as it goes into a log line: with a control character (a newline, an
+/// escape sequence) it is escaped, so it cannot forge or recolour log lines.
+fn log_safe(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.chars().any(char::is_control) {
+        std::borrow::Cow::Owned(name.escape_debug().to_string())
+    } else {
+        std::borrow::Cow::Borrowed(name)
+    }
+}
+
+impl McpServer {
+    /// Tells the configured observer how a call ended (`rendered`: the output and whether it
+    /// came from a hand-built legacy string).
+    fn observe(
+        &self,
+        tool: &str,
+        revision: McpRevision,
+        outcome: &str,
+        started: Instant,
+        rendered: Option<(&Output, bool)>,
+    ) {
+        if let Some(observer) = &self.gateway.config.observer {
+            observer.call(&CallRecord {
+                tool,
+                revision,
+                outcome,
+                bytes: rendered.map_or(0, |(output, _)| output.size()),
+                offloaded: rendered.is_some_and(|(output, _)| output.offloaded()),
+                legacy: rendered.is_some_and(|(_, legacy)| legacy),
+                duration: started.elapsed(),
+            });
+        }
     }
 }
 
@@ -339,7 +388,8 @@ impl rmcp::ServerHandler for McpServer {
         let revision = revision_of(&ctx)?;
         let name = request.name.to_string();
         let Some(tool) = self.gateway.registry.get(&name).cloned() else {
-            tracing::info!(tool = %name, revision = revision.as_str(), outcome = "unknown_tool", "tools/call");
+            tracing::info!(tool = %log_safe(&name), revision = revision.as_str(), outcome = "unknown_tool", "tools/call");
+            self.observe(&name, revision, "unknown_tool", started, None);
             return Err(ErrorData::invalid_params(format!("Unknown tool: {name}"), None));
         };
         if let Some(refusal) =
@@ -348,28 +398,47 @@ impl rmcp::ServerHandler for McpServer {
             return Err(refusal);
         }
         let principal = principal_of(&ctx, &self.gateway);
-        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
         let query = Query::new(&name, arguments.clone());
+        let rounds =
+            crate::input::Rounds::open(self, &ctx, &request, revision, &principal, &arguments)?;
         let context = CallContext::new(&name, principal.clone(), revision, ctx.id.to_string())
-            .with_request(ctx.clone());
-        let result = match self.run_tool(&tool, arguments, context).await {
+            .with_request(ctx.clone())
+            .with_client_capabilities(rounds.asks())
+            .with_input(rounds.round());
+        let result = match rounds.run(self, &tool, arguments, context).await {
             Ok(result) => result,
             Err(error) => {
                 tracing::info!(
-                    tool = %name,
+                    tool = %log_safe(&name),
                     revision = revision.as_str(),
                     outcome = "internal_error",
                     duration_ms = started.elapsed().as_millis() as u64,
                     "tools/call"
                 );
+                self.observe(&name, revision, "internal_error", started, None);
                 return Err(error);
             }
         };
-        if matches!(result.provenance(), toolwire_core::Provenance::LegacyEnvelope(_)) {
+        let legacy = matches!(result.provenance(), toolwire_core::Provenance::LegacyEnvelope(_));
+        if legacy {
             let count = self.gateway.legacy.bump();
-            tracing::info!(tool = %name, legacy_results = count, "served a hand-built legacy result");
+            tracing::info!(tool = %log_safe(&name), legacy_results = count, "served a hand-built legacy result");
         }
-        let outcome = self.render(&tool, &result, revision, &principal, query).await?;
+        let sealed = rounds.seal(&result)?;
+        let outcome =
+            self.render(&tool, &result, revision, &principal, query, sealed.as_deref()).await?;
+        if let Some(input_required) = crate::input::Rounds::response(&result, &outcome, revision) {
+            tracing::info!(
+                tool = %name,
+                revision = revision.as_str(),
+                outcome = "input_required",
+                bytes = outcome.size(),
+                duration_ms = started.elapsed().as_millis() as u64,
+                "tools/call"
+            );
+            return input_required.map_err(|e| internal(&name, &e));
+        }
         let mut wire: CallToolResult = serde_json::from_str(outcome.json()).map_err(|e| {
             internal(&name, &format!("rendered result is not a CallToolResult: {e}"))
         })?;
@@ -381,7 +450,7 @@ impl rmcp::ServerHandler for McpServer {
             (None, false) => "success".to_owned(),
         };
         tracing::info!(
-            tool = %name,
+            tool = %log_safe(&name),
             revision = revision.as_str(),
             outcome = %label,
             bytes = outcome.size(),
@@ -389,6 +458,7 @@ impl rmcp::ServerHandler for McpServer {
             duration_ms = started.elapsed().as_millis() as u64,
             "tools/call"
         );
+        self.observe(&name, revision, &label, started, Some((&outcome, legacy)));
         Ok(CallToolResponse::Complete(wire))
     }
 
@@ -506,7 +576,7 @@ impl rmcp::ServerHandler for McpServer {
         _ctx: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         let fixtures = self.fixtures::<rmcp::model::GetPromptRequestMethod>()?;
-        fixtures.prompt(&request).map(GetPromptResponse::Complete)
+        fixtures.prompt_response(&request)
     }
 
     async fn complete(

@@ -26,6 +26,8 @@ pub enum StoreConfig {
     Redis {
         /// `redis://…` or `rediss://…`.
         url: String,
+        /// PEM CA certificates trusted for `rediss://` instead of the system roots.
+        ca_pem: Option<Vec<u8>>,
     },
     /// Process memory (tests); keys default to a fresh random key.
     Memory,
@@ -39,7 +41,13 @@ impl StoreConfig {
 
     /// Redis at `url`.
     pub fn redis(url: impl Into<String>) -> Self {
-        Self::Redis { url: url.into() }
+        Self::Redis { url: url.into(), ca_pem: None }
+    }
+
+    /// Redis at `url`, its TLS certificate checked against the CA certificates in `ca_pem`
+    /// (PEM) instead of the system roots.
+    pub fn redis_with_ca(url: impl Into<String>, ca_pem: Vec<u8>) -> Self {
+        Self::Redis { url: url.into(), ca_pem: Some(ca_pem) }
     }
 
     /// The keys for this store: `configured` when given, else `TOOLWIRE_SIGNING_KEYS`, else (redb)
@@ -65,7 +73,9 @@ impl StoreConfig {
             Self::Redb { data_dir, options } => {
                 Arc::new(RedbStore::open_with(data_dir.clone(), *options).await?)
             }
-            Self::Redis { url } => Arc::new(RedisStore::connect(url).await?),
+            Self::Redis { url, ca_pem } => {
+                Arc::new(RedisStore::connect_with_ca(url, ca_pem.as_deref()).await?)
+            }
             Self::Memory => Arc::new(MemoryStore::new()),
         })
     }

@@ -6,6 +6,8 @@
 //! - [`LinkSigner`] and [`KeySet`]: `toolwire://results/<id>?exp=…&kid=…&sig=…` links, HMAC-SHA256
 //!   signed, verifiable only by the principal they were made for.
 //! - [`StoreConfig`] / [`StoredResults`]: a store and its keys chosen from configuration.
+//! - [`StateSealer`]: the sealed MRTR `requestState` (ChaCha20-Poly1305 under a key derived from
+//!   the signing keys), bound to tool, caller, arguments and expiry.
 //! - [`offload()`]: the mapper's offload step (store, sign, finish the stub);
 //!   [`read_resource`]: the `resources/read` result of a link.
 
@@ -18,6 +20,7 @@ pub mod read;
 pub mod record;
 pub mod redb_store;
 pub mod redis_store;
+pub mod seal;
 pub mod store;
 
 pub use config::{OpenError, StoreConfig, StoredResults};
@@ -32,4 +35,5 @@ pub use read::{
 pub use record::{Record, RecordId};
 pub use redb_store::{RESULTS_FILE, RedbOptions, RedbStore};
 pub use redis_store::RedisStore;
+pub use seal::{Binding, DEFAULT_STATE_TTL, StateError, StateSealer};
 pub use store::{ResultStore, StoreError, StoreFuture};

@@ -31,9 +31,22 @@ impl RedisStore {
     /// Connects to `url` (`redis://[user:password@]host[:port][/db]` or `rediss://…`). Fails
     /// when Redis cannot be reached now; later outages only fail the calls made during them.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        Self::connect_with_ca(url, None).await
+    }
+
+    /// Like [`RedisStore::connect`]; for `rediss://`, `ca_pem` (PEM CA certificates), when
+    /// given, is trusted instead of the system roots. TLS uses the process's default rustls
+    /// crypto provider, which the program installs.
+    pub async fn connect_with_ca(url: &str, ca_pem: Option<&[u8]>) -> Result<Self, StoreError> {
         let shown = hide_password(url);
-        let client = Client::open(url)
-            .map_err(|source| StoreError::RedisUrl { url: shown.clone(), source })?;
+        let client = match ca_pem {
+            Some(pem) => Client::build_with_tls(
+                url,
+                redis::TlsCertificates { client_tls: None, root_cert: Some(pem.to_vec()) },
+            ),
+            None => Client::open(url),
+        }
+        .map_err(|source| StoreError::RedisUrl { url: shown.clone(), source })?;
         // Few, short reconnection attempts: a call during an outage should fail within about a
         // second with a clear error rather than hang; the next call tries again.
         let config = ConnectionManagerConfig::new()

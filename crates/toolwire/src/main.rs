@@ -4,6 +4,7 @@
 mod check;
 mod cmd;
 mod serve;
+mod tls;
 
 use std::process::ExitCode;
 
@@ -20,7 +21,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Read a result (v1, legacy envelope or anything) on stdin and print its v1 form.
-    Parse,
+    Parse(cmd::InputArgs),
     /// Read a result on stdin and print it rendered for one target (MCP, legacy or A2A).
     Render(Box<cmd::render::RenderArgs>),
     /// Check a wire result on stdin against the target's official schema and toolwire's wire
@@ -35,6 +36,8 @@ enum Command {
         /// The tool's structured shape: data or envelope.
         #[arg(long, default_value = "data")]
         shape: String,
+        #[command(flatten)]
+        input: cmd::InputArgs,
     },
     /// Read an output declaration on stdin (a typed `{"outputs": …}` document or a JSON Schema)
     /// and print the outputSchema the target publishes in tools/list, or `null` when it
@@ -47,6 +50,8 @@ enum Command {
         /// Structured shape: data or envelope.
         #[arg(long, default_value = "data")]
         shape: String,
+        #[command(flatten)]
+        input: cmd::InputArgs,
     },
     /// Print the data of a stored result behind a link.
     Read(cmd::read::ReadArgs),
@@ -58,6 +63,8 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Before anything builds an HTTP client or connects to Redis over TLS.
+    tls::install_crypto_provider();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
@@ -66,12 +73,12 @@ fn main() -> ExitCode {
         }
     };
     let outcome = match cli.command {
-        Command::Parse => cmd::parse::run(),
+        Command::Parse(input) => cmd::parse::run(input),
         Command::Render(args) => cmd::render::run(&args),
-        Command::Validate { target, output_schema, shape } => {
-            cmd::validate::run(&target, output_schema.as_deref(), &shape)
+        Command::Validate { target, output_schema, shape, input } => {
+            cmd::validate::run(&target, output_schema.as_deref(), &shape, input)
         }
-        Command::Schema { target, shape } => cmd::schema::run(&target, &shape),
+        Command::Schema { target, shape, input } => cmd::schema::run(&target, &shape, input),
         Command::Read(args) => cmd::read::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Check(args) => cmd::check::run(args),

@@ -68,8 +68,8 @@ fn invalid_utf8_exits_2_with_the_offset() {
 #[test]
 fn invalid_v1_documents_exit_2_naming_the_problem() {
     refused(
-        br#"{"format":"toolwire.result.v2"}"#,
-        "invalid toolwire result document: unknown format version `toolwire.result.v2`",
+        br#"{"format":"toolwire.result.v3"}"#,
+        "invalid toolwire result document: unknown format version `toolwire.result.v3`",
     );
     refused(
         br#"{"format":"toolwire.result.v1","data":1,"error":{"code":"c","message":"m"}}"#,

@@ -216,3 +216,25 @@ fn toolwire_validate_accepts_what_render_prints() {
         }
     }
 }
+
+#[test]
+fn a_v2_document_that_asks_for_input_renders_on_every_target() {
+    let input = r#"{"format":"toolwire.result.v2","inputRequired":{"requests":{"ok":{"method":"roots/list"}},"summary":"Need roots"}}"#;
+    let mcp = run(&["--target", "mcp-2026-07-28", "--now", NOW], input, &[]);
+    assert_eq!(mcp.status.code(), Some(0), "{}", stderr(&mcp));
+    assert_eq!(
+        stdout(&mcp),
+        format!(
+            "{{\"resultType\":\"input_required\",\"inputRequests\":{{\"ok\":{{\"method\":\"roots/list\",\"params\":{{}}}}}},\"_meta\":{{\"dev.toolwire/generatedAt\":\"{NOW}\",\"io.modelcontextprotocol/serverInfo\":{{\"name\":\"toolwire\",\"version\":\"{}\"}}}}}}\n",
+            env!("CARGO_PKG_VERSION")
+        )
+    );
+    let legacy = run(&["--target", "legacy", "--now", NOW], input, &[]);
+    assert!(
+        stdout(&legacy).starts_with("{\"success\":false,\"error\":\"The tool needs input first (roots/list), which this client cannot provide.\",\"code\":\"input_required\",\"details\":{\"inputRequests\":{\"ok\":{\"method\":\"roots/list\",\"params\":{}}}}"),
+        "{}",
+        stdout(&legacy)
+    );
+    let a2a = run(&["--target", "a2a-0.3", "--now", NOW], input, &[]);
+    assert!(stdout(&a2a).contains("\"state\":\"input-required\""), "{}", stdout(&a2a));
+}

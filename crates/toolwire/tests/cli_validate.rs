@@ -253,3 +253,24 @@ fn input_that_is_not_json_is_a_violation_for_mcp_and_a2a() {
         assert!(stdout(&output).starts_with("(root): not JSON ("), "{}", stdout(&output));
     }
 }
+
+#[test]
+fn an_input_required_result_is_checked_against_its_own_definition() {
+    let valid = r#"{"resultType":"input_required","inputRequests":{"ok":{"method":"roots/list","params":{}}}}"#;
+    let out = validate(&["--target", "mcp-2026-07-28"], valid);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let neither = r#"{"resultType":"input_required","content":[]}"#;
+    let out = validate(&["--target", "mcp-2026-07-28"], neither);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.contains("/content: `content` is not a field of an InputRequiredResult"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "(root): an InputRequiredResult carries `inputRequests`, `requestState` or both"
+        ),
+        "{text}"
+    );
+}

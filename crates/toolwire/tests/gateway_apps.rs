@@ -1,6 +1,7 @@
 //! App tools against a local HTTP app started inside the test: every accepted answer, every
 //! misbehaviour as `upstream_unavailable`, the POST body, header secrets, the gateway-side
-//! privilege check, and a hanging app that does not stop the gateway.
+//! privilege check, a hanging app that does not stop the gateway, and an app that asks for
+//! input (a v2 answer) in a two-round exchange.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -37,6 +38,19 @@ async fn app(Path(name): Path<String>, headers: HeaderMap, body: Bytes) -> Respo
             let key = headers.get("x-api-key").map(|v| v.to_str().unwrap().to_owned());
             let answer = json!({"success": true, "data": {"received": received, "apiKey": key}});
             json(&answer.to_string()).into_response()
+        }
+        "ask" => {
+            let received: Value = serde_json::from_slice(&body).unwrap();
+            match received.get("input") {
+                None => json(
+                    r#"{"format":"toolwire.result.v2","inputRequired":{"requests":{"ok":{"method":"elicitation/create","params":{"message":"Go ahead?","requestedSchema":{"type":"object","properties":{"confirm":{"type":"boolean"}},"required":["confirm"]}}}},"state":{"step":1},"summary":"Confirm first"}}"#,
+                )
+                .into_response(),
+                Some(input) => json(
+                    &json!({"format": "toolwire.result.v1", "data": {"input": input}}).to_string(),
+                )
+                .into_response(),
+            }
         }
         "bad-json" => json("{oops").into_response(),
         "unknown-format" => json(r#"{"format":"toolwire.result.v9","data":1}"#).into_response(),
@@ -86,6 +100,7 @@ fn fixture() -> Fixture {
         "unknown-format",
         "not-utf8",
         "status500",
+        "ask",
     ] {
         config.push_str(&tool(name, &format!("{base}/{name}"), ""));
     }
@@ -94,6 +109,7 @@ fn fixture() -> Fixture {
         &format!("{base}/echo"),
         "input_schema = { type = \"object\", properties = { q = { type = \"string\" } }, required = [\"q\"] }\nheaders = { X-Api-Key = { env = \"APP_KEY\" } }",
     ));
+    config.push_str(&tool("ask-too", &format!("{base}/ask"), ""));
     config.push_str(&tool("big", &format!("{base}/big"), "response_cap = 1024"));
     config.push_str(&tool("hang", &format!("{base}/hang"), "timeout_ms = 1500"));
     config.push_str(&tool("refused", &refused, ""));
@@ -180,12 +196,15 @@ fn every_misbehaviour_is_upstream_unavailable() {
     let f = fixture();
     let mut client = HttpClient::connect(&f.server.url, REVISION, None);
     let cases = [
-        ("bad-json", "that is not valid JSON"),
-        ("unknown-format", "a result toolwire cannot read"),
-        ("not-utf8", "a body that is not UTF-8"),
-        ("big", "answered more than 1024 bytes"),
-        ("status500", "answered HTTP 500 Internal Server Error; check the app's logs."),
-        ("refused", "Could not connect to the app endpoint"),
+        ("bad-json", "its app answered application/json that is not valid JSON"),
+        ("unknown-format", "its app answered a result toolwire cannot read"),
+        ("not-utf8", "its app answered a body that is not UTF-8"),
+        ("big", "its app answered more than 1024 bytes"),
+        (
+            "status500",
+            "its app answered HTTP 500 Internal Server Error. Try again later; if this keeps happening, the operator should check the app's logs.",
+        ),
+        ("refused", "its app could not be reached"),
     ];
     for (name, phrase) in cases {
         let r = client.call(name, json!({}));
@@ -194,8 +213,10 @@ fn every_misbehaviour_is_upstream_unavailable() {
         let failure = envelope(result);
         assert_eq!(failure["code"], "upstream_unavailable", "{name}: {failure}");
         let message = failure["error"].as_str().unwrap();
+        assert!(message.starts_with(&format!("Tool {name} is unavailable: ")), "{message}");
         assert!(message.contains(phrase), "{name}: {message}");
-        assert!(message.contains(&format!("of tool {name}")), "{name}: {message}");
+        // The endpoint goes to the log only.
+        assert!(!message.contains("127.0.0.1") && !message.contains("http"), "{message}");
     }
 }
 
@@ -237,11 +258,65 @@ fn a_hanging_app_does_not_stop_the_gateway() {
     let failure = envelope(&r["result"]);
     assert_eq!(failure["code"], "upstream_unavailable");
     let message = failure["error"].as_str().unwrap();
-    assert!(message.starts_with("The app endpoint http://127.0.0.1:"), "{message}");
-    assert!(
-        message.ends_with(
-            "/hang of tool hang did not answer within 1500 ms; check that the app is running, or raise timeout_ms for this tool in toolwire.toml."
-        ),
-        "{message}"
+    assert_eq!(
+        message,
+        "Tool hang is unavailable: its app did not answer within 1500 ms. Try again later; if this keeps happening, the operator should check the app, or raise timeout_ms for this tool in toolwire.toml."
+    );
+}
+
+#[test]
+fn an_app_that_asks_for_input_gets_the_answers_on_the_retry() {
+    let f = fixture();
+    let mut client = HttpClient::connect(&f.server.url, "2026-07-28", None);
+    let caps = json!({"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}});
+    let first = client
+        .request("tools/call", json!({"name": "ask", "arguments": {}, "_meta": caps.clone()}));
+    let asked = &first["result"];
+    assert_eq!(asked["resultType"], "input_required", "{first}");
+    gateway::assert_valid("2026-07-28", "InputRequiredResult", asked);
+    assert_eq!(asked["inputRequests"]["ok"]["method"], "elicitation/create");
+    let state = asked["requestState"].as_str().unwrap().to_owned();
+    assert!(!state.contains("step"), "the state is sealed: {state}");
+
+    let answers = json!({"ok": {"action": "accept", "content": {"confirm": true}}});
+    let retry = |client: &mut HttpClient, tool: &str, state: &str| {
+        client.request(
+            "tools/call",
+            json!({
+                "name": tool,
+                "arguments": {},
+                "inputResponses": answers.clone(),
+                "requestState": state,
+                "_meta": caps.clone(),
+            }),
+        )
+    };
+    let second = retry(&mut client, "ask", &state);
+    let done = gateway::checked_result("2026-07-28", &second, None);
+    assert_eq!(done["resultType"], "complete");
+    assert_eq!(
+        done["structuredContent"],
+        json!({"input": {"responses": answers.clone(), "state": {"step": 1}}})
+    );
+
+    // A tampered state and one made for another tool are refused with -32602.
+    for (tool, state) in [("ask", format!("{state}x")), ("ask-too", state.clone())] {
+        let refused = retry(&mut client, tool, &state);
+        assert_eq!(refused["error"]["code"], -32602, "{tool}: {refused}");
+        assert!(
+            refused["error"]["message"].as_str().unwrap().contains("requestState"),
+            "{refused}"
+        );
+    }
+
+    // A client that cannot answer an elicitation gets the failure, not a hang.
+    let mut old = HttpClient::connect(&f.server.url, REVISION, None);
+    let r = old.call("ask", json!({}));
+    let failure = gateway::checked_result(REVISION, &r, None);
+    assert_eq!(failure["isError"], true);
+    assert_eq!(failure["structuredContent"]["error"]["code"], "input_required");
+    assert_eq!(
+        failure["structuredContent"]["error"]["details"]["inputRequests"]["ok"]["method"],
+        "elicitation/create"
     );
 }

@@ -38,18 +38,24 @@ struct Dialect {
     kinds: bool,
     completed: &'static str,
     failed: &'static str,
+    input_required: &'static str,
     agent: &'static str,
 }
 
 const fn dialect(version: A2aVersion) -> Dialect {
     match version {
-        A2aVersion::V0_3 => {
-            Dialect { kinds: true, completed: "completed", failed: "failed", agent: "agent" }
-        }
+        A2aVersion::V0_3 => Dialect {
+            kinds: true,
+            completed: "completed",
+            failed: "failed",
+            input_required: "input-required",
+            agent: "agent",
+        },
         A2aVersion::V1_0 => Dialect {
             kinds: false,
             completed: "TASK_STATE_COMPLETED",
             failed: "TASK_STATE_FAILED",
+            input_required: "TASK_STATE_INPUT_REQUIRED",
             agent: "ROLE_AGENT",
         },
     }
@@ -75,8 +81,34 @@ pub(crate) fn render(
     task.str("id", ids.task_id);
     task.str("contextId", ids.context_id);
     let mut status = Obj::open(task.key("status"));
-    status.str("state", if failure.is_some() { d.failed } else { d.completed });
-    if let Some(error) = failure {
+    let input = result.input_required_requests();
+    // The status message: text, then data (`{code, details}` or `{"inputRequests"}`).
+    let message_parts = match (failure, input) {
+        (Some(error), _) => {
+            let mut data = String::new();
+            let mut inner = Obj::open(&mut data);
+            inner.str("code", error.code.as_str());
+            if let Some(details) = &error.details {
+                write_map(inner.key("details"), details);
+            }
+            inner.close();
+            status.str("state", d.failed);
+            Some((error.message.clone(), data))
+        }
+        (None, Some(input)) => {
+            let mut data = String::new();
+            let mut inner = Obj::open(&mut data);
+            write_map(inner.key("inputRequests"), &input.requests_value());
+            inner.close();
+            status.str("state", d.input_required);
+            Some((result.summary().map_or_else(|| input.describe(), str::to_owned), data))
+        }
+        (None, None) => {
+            status.str("state", d.completed);
+            None
+        }
+    };
+    if let Some((text, data)) = message_parts {
         let mut message = Obj::open(status.key("message"));
         if d.kinds {
             message.str("kind", "message");
@@ -88,22 +120,15 @@ pub(crate) fn render(
         message.str("role", d.agent);
         let list = message.key("parts");
         list.push('[');
-        text_part(list, d, &error.message);
+        text_part(list, d, &text);
         list.push(',');
-        let mut data = String::new();
-        let mut inner = Obj::open(&mut data);
-        inner.str("code", error.code.as_str());
-        if let Some(details) = &error.details {
-            write_map(inner.key("details"), details);
-        }
-        inner.close();
         data_part(list, d, &data);
         list.push(']');
         message.close();
     }
     write_str(status.key("timestamp"), &layout.generated_at().to_string());
     status.close();
-    let artifact_meta = count > 0 && failure.is_none();
+    let artifact_meta = count > 0 && result.is_success();
     if count > 0 {
         let list = task.key("artifacts");
         list.push('[');
@@ -154,7 +179,8 @@ fn write_artifact_parts(out: &mut String, layout: &Layout<'_>, d: Dialect, prefi
             data_part(out, d, data);
         }
     }
-    if let Some(summary) = result.summary() {
+    // An input-required result's summary is its status message.
+    if let Some(summary) = result.summary().filter(|_| !result.is_input_required()) {
         next(out);
         text_part(out, d, summary);
     }

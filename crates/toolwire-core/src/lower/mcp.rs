@@ -50,6 +50,11 @@ pub struct McpCaps {
     pub block_meta: bool,
     /// Results carry `resultType: "complete"` and `_meta["io.modelcontextprotocol/serverInfo"]`.
     pub result_type: bool,
+    /// A tool may answer `InputRequiredResult` (SEP-2322); below it the requests are asked on
+    /// the connection or the result is down-levelled to the failure `input_required`.
+    pub input_required_result: bool,
+    /// The server may ask the client `elicitation/create` (from 2025-06-18).
+    pub elicitation: bool,
 }
 
 /// The capability table, one row per revision, oldest first.
@@ -61,6 +66,8 @@ const CAPS: [McpCaps; 5] = [
         audio: false,
         block_meta: false,
         result_type: false,
+        input_required_result: false,
+        elicitation: false,
     },
     // 2025-03-26
     McpCaps {
@@ -69,6 +76,8 @@ const CAPS: [McpCaps; 5] = [
         audio: true,
         block_meta: false,
         result_type: false,
+        input_required_result: false,
+        elicitation: false,
     },
     // 2025-06-18
     McpCaps {
@@ -77,6 +86,8 @@ const CAPS: [McpCaps; 5] = [
         audio: true,
         block_meta: true,
         result_type: false,
+        input_required_result: false,
+        elicitation: true,
     },
     // 2025-11-25
     McpCaps {
@@ -85,6 +96,8 @@ const CAPS: [McpCaps; 5] = [
         audio: true,
         block_meta: true,
         result_type: false,
+        input_required_result: false,
+        elicitation: true,
     },
     // 2026-07-28
     McpCaps {
@@ -93,6 +106,8 @@ const CAPS: [McpCaps; 5] = [
         audio: true,
         block_meta: true,
         result_type: true,
+        input_required_result: true,
+        elicitation: true,
     },
 ];
 
@@ -146,10 +161,45 @@ pub(crate) fn render(
     if result.is_failure() {
         obj.bool("isError", true);
     }
+    write_result_meta(&mut obj, layout, settings, caps.result_type);
+    obj.close();
+}
+
+/// Appends the `InputRequiredResult` of `layout`'s input-required result: `resultType`,
+/// `inputRequests` (when there are any), `requestState` (the sealed state the caller passes),
+/// then the same `_meta` as a complete result.
+pub(crate) fn render_input_required(
+    out: &mut String,
+    layout: &Layout<'_>,
+    request_state: Option<&str>,
+    settings: &McpSettings<'_>,
+) {
+    let mut obj = Obj::open(out);
+    obj.str("resultType", "input_required");
+    // At least one of the two is present: without a sealed state the requests always are.
+    if let Some(input) = layout.result().input_required_requests()
+        && (!input.requests.is_empty() || request_state.is_none())
+    {
+        write_map(obj.key("inputRequests"), &input.requests_value());
+    }
+    if let Some(state) = request_state {
+        obj.str("requestState", state);
+    }
+    write_result_meta(&mut obj, layout, settings, true);
+    obj.close();
+}
+
+/// The result `_meta`: the toolwire keys, then `serverInfo` where the revision carries it.
+fn write_result_meta(
+    obj: &mut Obj<'_>,
+    layout: &Layout<'_>,
+    settings: &McpSettings<'_>,
+    server_info: bool,
+) {
     let meta = obj.key("_meta");
     let mut meta = Obj::open(meta);
     write_prefixed_meta(&mut meta, layout, settings.prefix, true);
-    if caps.result_type {
+    if server_info {
         let info = meta.key("io.modelcontextprotocol/serverInfo");
         let mut info = Obj::open(info);
         info.str("name", settings.server_name);
@@ -157,7 +207,6 @@ pub(crate) fn render(
         info.close();
     }
     meta.close();
-    obj.close();
 }
 
 fn text_block(out: &mut String, text: &str) {

@@ -139,7 +139,8 @@ impl ToolOutput {
         let Some(declared) = &self.inner.declared else {
             return Ok(());
         };
-        if result.is_failure() {
+        // Neither carries data: a failure, or a result asking for input first.
+        if result.is_failure() || result.is_input_required() {
             return Ok(());
         }
         if result.is_passthrough() {

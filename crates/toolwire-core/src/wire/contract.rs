@@ -115,6 +115,26 @@ pub(crate) fn mcp_violations(revision: McpRevision, value: &Value, out: &mut Vec
     }
 }
 
+/// Appends the contract violations of a 2026-07-28 `InputRequiredResult`: only the keys SEP-2322
+/// defines, at least one of `inputRequests` and `requestState`, `_meta` keys in the grammar.
+pub(crate) fn input_required_violations(value: &Value, out: &mut Vec<WireViolation>) {
+    let Some(result) = value.as_object() else {
+        return;
+    };
+    const KEYS: &[Since] =
+        &[("resultType", R4), ("inputRequests", R4), ("requestState", R4), ("_meta", R4)];
+    known_keys(result, KEYS, R4, "an InputRequiredResult", "", out);
+    if !result.contains_key("inputRequests") && !result.contains_key("requestState") {
+        out.push(WireViolation::new(
+            "",
+            "an InputRequiredResult carries `inputRequests`, `requestState` or both",
+        ));
+    }
+    if let Some(meta) = result.get("_meta") {
+        meta_keys(meta, "/_meta", |key| result_meta_exempt(R4, key), out);
+    }
+}
+
 fn block_violations(
     revision: McpRevision,
     block: &Value,

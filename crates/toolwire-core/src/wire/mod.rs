@@ -52,7 +52,7 @@ impl fmt::Display for WireViolation {
 }
 
 /// Checks the exact rendered text for `target`: the legacy envelope string, an MCP
-/// `CallToolResult` object or an A2A `Task` object.
+/// `CallToolResult` (or, on 2026-07-28, `InputRequiredResult`) object or an A2A `Task` object.
 ///
 /// For the legacy target, a text that is not a JSON object with a boolean `success` is a
 /// passthrough string, which is valid legacy output as it is; an envelope must follow the grammar
@@ -81,6 +81,13 @@ pub fn check_with_schema(
                 Ok(value) => value,
                 Err(violation) => return vec![violation],
             };
+            if crate::lower::McpCaps::of(revision).input_required_result
+                && value.get("resultType").and_then(Value::as_str) == Some("input_required")
+            {
+                let mut out = official::input_required_result().violations(&value);
+                contract::input_required_violations(&value, &mut out);
+                return out;
+            }
             let mut out = official_call_tool_result_violations(revision, &value);
             contract::mcp_violations(revision, &value, &mut out);
             if let Some(schema) = published_output_schema {

@@ -148,6 +148,17 @@ pub(crate) fn mcp_definition(revision: McpRevision, definition: &str) -> Arc<Off
     compiled
 }
 
+/// The compiled 2026-07-28 `InputRequiredResult` schema (SEP-2322).
+pub(crate) fn input_required_result() -> &'static Official {
+    static CELL: OnceLock<Official> = OnceLock::new();
+    CELL.get_or_init(|| {
+        Official::compile(
+            "official 2026-07-28 InputRequiredResult",
+            definition_root(MCP_2026_07_28, "InputRequiredResult"),
+        )
+    })
+}
+
 /// The compiled `Task` schema of `version`.
 pub(crate) fn a2a_task(version: A2aVersion) -> &'static Official {
     static V0_3: OnceLock<Official> = OnceLock::new();
@@ -202,8 +213,9 @@ mod tests {
                 official.validator.as_ref().err()
             );
         }
-        for version in [A2aVersion::V0_3, A2aVersion::V1_0] {
-            let official = a2a_task(version);
+        for official in
+            [a2a_task(A2aVersion::V0_3), a2a_task(A2aVersion::V1_0), input_required_result()]
+        {
             assert!(
                 official.validator.is_ok(),
                 "{}: {:?}",

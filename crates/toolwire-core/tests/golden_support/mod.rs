@@ -287,3 +287,46 @@ pub fn mcp(name: &str) -> Target {
         Err(err) => panic!("{err}"),
     }
 }
+
+/// The input-required samples (DESIGN §10): name → result.
+pub fn input_samples() -> Vec<(&'static str, ToolResult)> {
+    use toolwire_core::input::{InputRequest, InputRequired, confirm_request};
+    let confirm = InputRequired::new()
+        .request("confirm", confirm_request("Set the price of product 7 to 12.50?"))
+        .state(json!({"id": 7, "price": "12.50"}));
+    let url = InputRequired::new().request(
+        "login",
+        InputRequest::elicit_url("Sign in to the shop", "https://shop.example/login"),
+    );
+    let sample = InputRequired::new()
+        .request("capital", InputRequest::sample_text("What is the capital of France?", 100));
+    let roots = InputRequired::new().request("client_roots", InputRequest::ListRoots);
+    let mut properties = Map::new();
+    properties.insert("name".into(), json!({"type": "string"}));
+    let all = InputRequired::new()
+        .request(
+            "user_name",
+            InputRequest::elicit(
+                "What is your name?",
+                toolwire_core::input::object_schema(properties, &["name"]),
+            ),
+        )
+        .request("greeting", InputRequest::sample_text("Generate a greeting", 50))
+        .request("client_roots", InputRequest::ListRoots)
+        .state(json!("round-1"));
+    vec![
+        (
+            "input_confirm",
+            build(
+                ToolResult::builder()
+                    .summary("Confirm the price change first")
+                    .dry_run(true)
+                    .input_required(confirm),
+            ),
+        ),
+        ("input_url", ToolResult::input_required(url)),
+        ("input_sample", ToolResult::input_required(sample)),
+        ("input_roots", ToolResult::input_required(roots)),
+        ("input_all", ToolResult::input_required(all)),
+    ]
+}

@@ -31,12 +31,31 @@ impl Failure {
     }
 }
 
-/// Reads all of standard input as bytes.
-pub fn read_stdin() -> Result<Vec<u8>, Failure> {
+/// The default bound on standard input: 64 MiB.
+pub const DEFAULT_MAX_INPUT: u64 = 64 * 1024 * 1024;
+
+/// The input bound every command reading standard input takes.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct InputArgs {
+    /// The most bytes read from standard input; a longer input exits 2.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_INPUT)]
+    pub max_input: u64,
+}
+
+/// Reads standard input as bytes into one buffer, refusing (exit 2) an input over `max` bytes
+/// as soon as its byte `max + 1` arrives, so an unbounded input never costs more than the bound.
+pub fn read_stdin(max: u64) -> Result<Vec<u8>, Failure> {
     let mut bytes = Vec::new();
     io::stdin()
+        .lock()
+        .take(max.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|err| Failure::input(format!("cannot read standard input: {err}")))?;
+    if bytes.len() as u64 > max {
+        return Err(Failure::input(format!(
+            "standard input is over the input limit of {max} bytes; raise it with --max-input BYTES"
+        )));
+    }
     Ok(bytes)
 }
 

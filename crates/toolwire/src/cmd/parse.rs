@@ -2,13 +2,13 @@
 
 use toolwire_core::{parse_any, v1};
 
-use super::{Failure, print_line, read_stdin};
+use super::{Failure, InputArgs, print_line, read_stdin};
 
 /// Runs the command: reads standard input, drops one trailing `\n` or `\r\n` (what a shell or
 /// an editor adds), parses it and prints the v1 form. Bad input exits 2 with one line saying
 /// what is wrong and where.
-pub fn run() -> Result<(), Failure> {
-    let input = read_stdin()?;
+pub fn run(input: InputArgs) -> Result<(), Failure> {
+    let input = read_stdin(input.max_input)?;
     let result = parse_any(strip_one_newline(&input))
         .map_err(|err| Failure::input(format!("parse: {err}")))?;
     print_line(&v1::to_string(&result))

@@ -11,7 +11,7 @@ use toolwire_core::mapper::{
 };
 use toolwire_core::{Phase, Shape, Target, Timestamp, ToolOutput, parse_any};
 
-use super::{Failure, print_line, read_stdin};
+use super::{Failure, InputArgs, print_line, read_stdin};
 
 /// The flags of `toolwire render`.
 #[derive(Debug, Args)]
@@ -54,9 +54,11 @@ pub struct RenderArgs {
     /// The principal whose link reads the stored result.
     #[arg(long, value_name = "P", default_value = "local")]
     principal: String,
-    /// How long the link and the stored result live, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 3600, value_parser = clap::value_parser!(u64).range(1..))]
+    /// How long the link and the stored result live, in seconds (at most 2592000, 30 days).
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600, value_parser = clap::value_parser!(u64).range(1..=crate::serve::MAX_LINK_TTL_SECS))]
     link_ttl: u64,
+    #[command(flatten)]
+    input: InputArgs,
 }
 
 /// Runs the command.
@@ -85,7 +87,7 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
     }
     let output = read_output(args.output_schema.as_ref(), shape)?;
 
-    let input = read_stdin()?;
+    let input = read_stdin(args.input.max_input)?;
     let result = parse_any(strip_one_newline(&input))
         .map_err(|err| Failure::input(format!("render: {err}")))?;
 

@@ -10,10 +10,15 @@ use std::path::Path;
 use toolwire_core::wire;
 use toolwire_core::{Shape, Target, ToolOutput};
 
-use super::{Failure, read_stdin};
+use super::{Failure, InputArgs, read_stdin};
 
 /// Runs the command.
-pub fn run(target: &str, output_schema: Option<&Path>, shape: &str) -> Result<(), Failure> {
+pub fn run(
+    target: &str,
+    output_schema: Option<&Path>,
+    shape: &str,
+    input: InputArgs,
+) -> Result<(), Failure> {
     let target = Target::parse(target).map_err(|err| Failure::input(format!("--target: {err}")))?;
     let shape = Shape::parse(shape).ok_or_else(|| {
         Failure::input(format!("--shape: unknown shape `{shape}`; expected data or envelope"))
@@ -22,7 +27,7 @@ pub fn run(target: &str, output_schema: Option<&Path>, shape: &str) -> Result<()
         Some(path) => published_schema(path, shape, target)?,
         None => None,
     };
-    let input = read_stdin()?;
+    let input = read_stdin(input.max_input)?;
     let text = String::from_utf8(input)
         .map_err(|err| Failure::input(format!("standard input is not UTF-8: {err}")))?;
     // `render` ends its output with one newline; it is not part of the wire result.

@@ -1,15 +1,19 @@
 //! App tools: tools that already exist as HTTP endpoints, bridged from `toolwire.toml`.
 //!
 //! toolwire POSTs `{"tool", "arguments", "context": {"principal", "privileges",
-//! "protocolVersion", "requestId"}}` and reads the answer: a 2xx JSON answer must parse (v1
+//! "protocolVersion", "requestId"}}` (plus `"input": {"responses", "state"}` on the retry of an
+//! app that asked for input) and reads the answer: a 2xx JSON answer must parse (v1 or v2
 //! document, legacy envelope, or other JSON passed through); every misbehaviour becomes an
 //! `upstream_unavailable` failure whose message says what to check, and the gateway keeps
-//! serving.
+//! serving. Redirects are never followed, a proxy is used only when configured, and `https://`
+//! checks the app's certificate against the system roots or the tool's `ca_file`. What callers
+//! (and so models) read names the tool, the kind of failure and what to do, never the endpoint:
+//! the endpoint goes to the log, its password hidden.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION};
 use serde_json::{Value, json};
 use toolwire_core::{ErrorCode, ToolError, ToolResult};
 use toolwire_mcp::{CallContext, DynTool, Registry, RegistryError, ToolFuture, ToolSpec};
@@ -21,6 +25,8 @@ struct Endpoint {
     tool: AppTool,
     headers: HeaderMap,
     client: reqwest::Client,
+    /// The endpoint as logged: its password, if any, replaced by `***`.
+    shown: String,
 }
 
 /// Why app tools could not be set up.
@@ -34,6 +40,14 @@ pub enum AppToolError {
         /// The header name.
         header: String,
     },
+    /// The endpoint is not a URL.
+    #[error("tools `{tool}`: endpoint is not a URL: {reason}")]
+    BadEndpoint {
+        /// The tool.
+        tool: String,
+        /// Why not.
+        reason: String,
+    },
     /// The HTTP client could not be built.
     #[error("cannot build the HTTP client: {0}")]
     Client(String),
@@ -44,6 +58,7 @@ pub enum AppToolError {
 
 /// Registers every app tool of the configuration.
 pub fn register(registry: &mut Registry, tools: &[AppTool]) -> Result<(), AppToolError> {
+    crate::tls::install_crypto_provider();
     for tool in tools {
         let mut headers = HeaderMap::new();
         for (name, value) in &tool.headers {
@@ -53,10 +68,15 @@ pub fn register(registry: &mut Registry, tools: &[AppTool]) -> Result<(), AppToo
             value.set_sensitive(true);
             headers.insert(name, value);
         }
-        let client = reqwest::Client::builder()
-            .connect_timeout(tool.timeout)
-            .build()
-            .map_err(|e| AppToolError::Client(e.to_string()))?;
+        let mut url = reqwest::Url::parse(&tool.endpoint).map_err(|e| {
+            AppToolError::BadEndpoint { tool: tool.name.clone(), reason: e.to_string() }
+        })?;
+        if url.password().is_some() {
+            // Only fails for URLs that cannot hold a password, which this one does.
+            let _ = url.set_password(Some("***"));
+        }
+        let shown = url.to_string();
+        let client = client(tool)?;
         let mut spec = ToolSpec::new(&tool.name, &tool.description)
             .input_schema(tool.input_schema.clone())
             .shape(tool.shape)
@@ -70,10 +90,28 @@ pub fn register(registry: &mut Registry, tools: &[AppTool]) -> Result<(), AppToo
         if let Some(annotations) = &tool.annotations {
             spec = spec.annotations(annotations.clone());
         }
-        let endpoint = Arc::new(Endpoint { tool: tool.clone(), headers, client });
+        let endpoint = Arc::new(Endpoint { tool: tool.clone(), headers, client, shown });
         registry.register_dyn(spec, Arc::new(AppHandler(endpoint)))?;
     }
     Ok(())
+}
+
+/// The HTTP client of one endpoint: a 3xx is an answer (never followed, so secret headers and
+/// the body never reach another host), a proxy only when configured (proxy environment
+/// variables are ignored), and the tool's CA certificates instead of the system roots when set.
+fn client(tool: &AppTool) -> Result<reqwest::Client, AppToolError> {
+    let mut builder = reqwest::Client::builder()
+        .connect_timeout(tool.timeout)
+        .redirect(reqwest::redirect::Policy::none());
+    builder = match &tool.proxy {
+        Some(proxy) => builder
+            .proxy(reqwest::Proxy::all(proxy).map_err(|e| AppToolError::Client(e.to_string()))?),
+        None => builder.no_proxy(),
+    };
+    if let Some(certs) = &tool.ca_certs {
+        builder = builder.tls_certs_only(certs.iter().cloned());
+    }
+    builder.build().map_err(|e| AppToolError::Client(e.to_string()))
 }
 
 struct AppHandler(Arc<Endpoint>);
@@ -89,6 +127,53 @@ fn upstream(message: String) -> ToolResult {
     ToolResult::failure(ToolError::new(ErrorCode::UpstreamUnavailable, message))
 }
 
+/// What callers read: the tool, what went wrong and what to do.
+fn unavailable(tool: &str, what: &str, advice: &str) -> String {
+    format!("Tool {tool} is unavailable: {what}. {advice}")
+}
+
+const CHECK_APP_LOGS: &str =
+    "Try again later; if this keeps happening, the operator should check the app's logs.";
+const FIX_THE_APP: &str = "The app's answer needs fixing; the operator should check the app.";
+
+/// Whether a request failed in the TLS handshake (an untrusted or mismatched certificate).
+fn is_tls_failure(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = Some(error);
+    while let Some(error) = next {
+        if error.is::<rustls::Error>() {
+            return true;
+        }
+        // `io::Error::source` skips the error it wraps (hyper nests two): step into it instead.
+        next = match error.downcast_ref::<std::io::Error>().and_then(std::io::Error::get_ref) {
+            Some(inner) => Some(inner),
+            None => error.source(),
+        };
+    }
+    false
+}
+
+/// An error and its sources, `: `-separated, for the log.
+fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut next = error.source();
+    while let Some(source) = next {
+        text.push_str(": ");
+        text.push_str(&source.to_string());
+        next = source.source();
+    }
+    text
+}
+
+/// A non-2xx answer that is a well-formed legacy failure envelope or v1 failure: the app's own
+/// code and message, which callers may read. Anything else in a non-2xx body stays hidden.
+fn app_failure(content_type: &str, body: &[u8]) -> Option<ToolResult> {
+    if !is_json(content_type) {
+        return None;
+    }
+    let result = toolwire_core::parse_any(body).ok()?;
+    (result.error().is_some() && !result.is_passthrough()).then_some(result)
+}
+
 /// `application/json` or `*/*+json`, parameters ignored.
 fn is_json(content_type: &str) -> bool {
     let essence = content_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
@@ -100,14 +185,25 @@ impl Endpoint {
         let tool = &self.tool;
         match tokio::time::timeout(tool.timeout, self.exchange(arguments, &context)).await {
             Ok(Ok(result)) => result,
-            Ok(Err(message)) => upstream(message),
-            Err(_) => upstream(format!(
-                "The app endpoint {} of tool {} did not answer within {}; check that the app is running, or raise timeout_ms for this tool in toolwire.toml.",
-                tool.endpoint,
-                tool.name,
-                seconds(tool.timeout)
-            )),
+            Ok(Err(message)) => {
+                super::metrics::global().app_error(&tool.name, "unavailable");
+                self.fail(message)
+            }
+            Err(_) => {
+                super::metrics::global().app_error(&tool.name, "timeout");
+                self.fail(unavailable(
+                    &tool.name,
+                    &format!("its app did not answer within {}", seconds(tool.timeout)),
+                    "Try again later; if this keeps happening, the operator should check the app, or raise timeout_ms for this tool in toolwire.toml.",
+                ))
+            }
         }
+    }
+
+    /// Logs the failure with the endpoint (which callers never see) and returns its result.
+    fn fail(&self, message: String) -> ToolResult {
+        tracing::warn!(tool = %self.tool.name, endpoint = %self.shown, "app tool failed: {message}");
+        upstream(message)
     }
 
     async fn exchange(
@@ -117,7 +213,7 @@ impl Endpoint {
     ) -> Result<ToolResult, String> {
         let tool = &self.tool;
         let privileges: Vec<&str> = context.principal().privileges().collect();
-        let body = json!({
+        let mut body = json!({
             "tool": tool.name,
             "arguments": arguments,
             "context": {
@@ -127,7 +223,11 @@ impl Endpoint {
                 "requestId": context.request_id(),
             }
         });
-        let mut response = self
+        // The retry of an app that asked for input (a v2 answer with `inputRequired`).
+        if let (Some(input), Value::Object(body)) = (retry_input(context), &mut body) {
+            body.insert("input".into(), input);
+        }
+        let response = self
             .client
             .post(&tool.endpoint)
             .headers(self.headers.clone())
@@ -137,23 +237,38 @@ impl Endpoint {
             .send()
             .await
             .map_err(|e| {
-                if e.is_connect() {
-                    format!(
-                        "Could not connect to the app endpoint {} of tool {}; check that the app is running and that endpoint in toolwire.toml is right.",
-                        tool.endpoint, tool.name
+                let e = e.without_url();
+                tracing::warn!(tool = %tool.name, endpoint = %self.shown, error = %chain(&e), "app request failed");
+                if is_tls_failure(&e) {
+                    unavailable(
+                        &tool.name,
+                        "the TLS connection to its app failed (its certificate was not accepted)",
+                        "The operator should check the app's certificate, or set ca_file for this tool in toolwire.toml.",
+                    )
+                } else if e.is_connect() {
+                    unavailable(
+                        &tool.name,
+                        "its app could not be reached",
+                        "Try again later; if this keeps happening, the operator should check that the app is running and that the tool's endpoint in toolwire.toml is right.",
                     )
                 } else {
-                    format!(
-                        "The request to the app endpoint {} of tool {} failed ({e}); check the app and the network between it and toolwire.",
-                        tool.endpoint, tool.name
+                    unavailable(
+                        &tool.name,
+                        "the request to its app failed",
+                        "Try again later; if this keeps happening, the operator should check the app and the network between it and toolwire.",
                     )
                 }
             })?;
         let status = response.status();
-        if !status.is_success() {
-            return Err(format!(
-                "The app endpoint {} of tool {} answered HTTP {status}; check the app's logs.",
-                tool.endpoint, tool.name
+        if status.is_redirection() {
+            let location = response.headers().get(LOCATION).and_then(|v| v.to_str().ok());
+            tracing::warn!(tool = %tool.name, endpoint = %self.shown, %status, location, "app answered a redirect, not followed");
+            return Err(unavailable(
+                &tool.name,
+                &format!(
+                    "its app answered with a redirect (HTTP {status}), and toolwire does not follow redirects"
+                ),
+                "The operator should set the tool's endpoint in toolwire.toml to the URL the app redirects to.",
             ));
         }
         let content_type = response
@@ -162,29 +277,21 @@ impl Endpoint {
             .and_then(|v| v.to_str().ok())
             .unwrap_or_default()
             .to_owned();
-        let mut bytes = Vec::new();
-        loop {
-            let chunk = response.chunk().await.map_err(|e| {
-                format!(
-                    "The answer of the app endpoint {} of tool {} broke off ({e}); check the app's logs.",
-                    tool.endpoint, tool.name
-                )
-            })?;
-            let Some(chunk) = chunk else { break };
-            if (bytes.len() + chunk.len()) as u64 > tool.response_cap {
-                return Err(format!(
-                    "The app endpoint {} of tool {} answered more than {} bytes; make the app answer less, or raise response_cap for this tool in toolwire.toml.",
-                    tool.endpoint, tool.name, tool.response_cap
-                ));
-            }
-            bytes.extend_from_slice(&chunk);
+        let body = self.read_body(response).await;
+        if !status.is_success() {
+            return body.ok().and_then(|body| app_failure(&content_type, &body)).ok_or_else(|| {
+                unavailable(&tool.name, &format!("its app answered HTTP {status}"), CHECK_APP_LOGS)
+            });
         }
+        let bytes = body?;
         let text = std::str::from_utf8(&bytes).map_err(|e| {
-            format!(
-                "The app endpoint {} of tool {} answered a body that is not UTF-8 (invalid byte at offset {}); make the app answer UTF-8 text.",
-                tool.endpoint,
-                tool.name,
-                e.valid_up_to()
+            unavailable(
+                &tool.name,
+                &format!(
+                    "its app answered a body that is not UTF-8 (invalid byte at offset {})",
+                    e.valid_up_to()
+                ),
+                FIX_THE_APP,
             )
         })?;
         if !is_json(&content_type) {
@@ -192,18 +299,56 @@ impl Endpoint {
             return Ok(toolwire_core::legacy::passthrough(text));
         }
         if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
-            return Err(format!(
-                "The app endpoint {} of tool {} answered {content_type} that is not valid JSON ({e}); fix the app's answer.",
-                tool.endpoint, tool.name
+            return Err(unavailable(
+                &tool.name,
+                &format!("its app answered {content_type} that is not valid JSON ({e})"),
+                FIX_THE_APP,
             ));
         }
         toolwire_core::parse_any(text.as_bytes()).map_err(|e| {
-            format!(
-                "The app endpoint {} of tool {} answered a result toolwire cannot read ({e}); fix the app's answer.",
-                tool.endpoint, tool.name
+            unavailable(
+                &tool.name,
+                &format!("its app answered a result toolwire cannot read ({e})"),
+                FIX_THE_APP,
             )
         })
     }
+
+    /// The answer's body, at most `response_cap` bytes.
+    async fn read_body(&self, mut response: reqwest::Response) -> Result<Vec<u8>, String> {
+        let tool = &self.tool;
+        let mut bytes = Vec::new();
+        loop {
+            let chunk = response.chunk().await.map_err(|e| {
+                tracing::warn!(tool = %tool.name, endpoint = %self.shown, error = %e.without_url(), "app answer broke off");
+                unavailable(&tool.name, "its app's answer broke off", CHECK_APP_LOGS)
+            })?;
+            let Some(chunk) = chunk else { break };
+            if (bytes.len() + chunk.len()) as u64 > tool.response_cap {
+                return Err(unavailable(
+                    &tool.name,
+                    &format!("its app answered more than {} bytes", tool.response_cap),
+                    "Ask for less if the arguments allow it; the operator can raise response_cap for this tool in toolwire.toml.",
+                ));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok(bytes)
+    }
+}
+
+/// `{"responses": {…}, "state": …}` of the round before, when there was one.
+fn retry_input(context: &CallContext) -> Option<Value> {
+    let round = context.input();
+    if round.is_empty() {
+        return None;
+    }
+    let mut input = serde_json::Map::new();
+    input.insert("responses".into(), Value::Object(round.responses().clone()));
+    if let Some(state) = round.state() {
+        input.insert("state".into(), state.clone());
+    }
+    Some(Value::Object(input))
 }
 
 fn seconds(duration: Duration) -> String {

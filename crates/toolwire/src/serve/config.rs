@@ -10,6 +10,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use toolwire_core::{McpRevision, Phase, Shape, ValidationMode};
 
+use super::oauth::Algorithm;
+
 /// The default listen address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 /// The default data directory.
@@ -18,6 +20,9 @@ pub const DEFAULT_DATA_DIR: &str = "./toolwire-data";
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 /// The default cap on an app answer: 16 MiB − 64 KiB.
 pub const DEFAULT_RESPONSE_CAP: u64 = 16 * 1024 * 1024 - 64 * 1024;
+/// The longest `store.link_ttl`: 30 days. A stored result is a cache of one answer, not an
+/// archive; longer lifetimes only grow the store (and far larger ones overflow expiry times).
+pub const MAX_LINK_TTL_SECS: u64 = 30 * 24 * 3600;
 
 /// The file as written (every key optional).
 #[derive(Debug, Default, Deserialize)]
@@ -45,6 +50,8 @@ pub struct FileConfig {
     pub store: Option<StoreConfig>,
     /// Who may call.
     pub auth: Option<AuthConfig>,
+    /// Health, readiness and metrics endpoints.
+    pub ops: Option<OpsConfig>,
     /// App tools.
     #[serde(default)]
     pub tools: Vec<AppToolConfig>,
@@ -87,6 +94,8 @@ pub struct StoreConfig {
     pub signing_keys_env: Option<String>,
     /// `fail` (default) or `inline` when the store fails.
     pub offload_fallback: Option<String>,
+    /// A PEM file of CA certificates trusted for `rediss://` instead of the system roots.
+    pub ca_file: Option<PathBuf>,
 }
 
 /// `[auth]`.
@@ -99,6 +108,45 @@ pub struct AuthConfig {
     /// Bearer tokens.
     #[serde(default)]
     pub tokens: Vec<TokenConfig>,
+    /// Access tokens from an OAuth 2.1 authorization server.
+    pub oauth: Option<OAuthConfig>,
+}
+
+/// `[auth.oauth]`: toolwire as an OAuth 2.1 resource server (the MCP authorization spec).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OAuthConfig {
+    /// The authorization server's issuer identifier (the `iss` of its tokens).
+    pub issuer: String,
+    /// This server's canonical URL (RFC 8707), e.g. `https://tools.example.com/mcp`.
+    pub audience: String,
+    /// Where the signing keys are; default: the `jwks_uri` of the issuer's metadata.
+    pub jwks_url: Option<String>,
+    /// Accepted algorithms (default RS256, ES256, EdDSA).
+    pub algorithms: Option<Vec<String>>,
+    /// Seconds of clock skew allowed on `exp` and `nbf` (default 60).
+    pub leeway_secs: Option<u64>,
+    /// The claim naming the principal (default `sub`).
+    pub principal_claim: Option<String>,
+    /// A claim listing privileges directly (array or space-separated string).
+    pub privileges_claim: Option<String>,
+    /// Scope → the privileges it grants.
+    #[serde(default)]
+    pub scopes: BTreeMap<String, Vec<String>>,
+    /// Fewest seconds between two key refreshes caused by an unknown `kid` (default 30).
+    pub jwks_refresh_secs: Option<u64>,
+}
+
+/// `[ops]`: `/healthz`, `/readyz` and `/metrics`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpsConfig {
+    /// The metrics path (default `/metrics`).
+    pub metrics_path: Option<String>,
+    /// A separate `host:port` for the three endpoints (default: the MCP listener).
+    pub listen: Option<String>,
+    /// Whether the three endpoints need the same credentials as MCP (default false).
+    pub require_auth: Option<bool>,
 }
 
 /// `[[auth.tokens]]`.
@@ -146,6 +194,12 @@ pub struct AppToolConfig {
     pub headers: BTreeMap<String, HeaderConfig>,
     /// The largest answer accepted, in bytes.
     pub response_cap: Option<u64>,
+    /// A PEM file of CA certificates trusted for an `https://` endpoint instead of the system
+    /// roots.
+    pub ca_file: Option<PathBuf>,
+    /// The proxy URL for this endpoint (none unless set; proxy environment variables are
+    /// ignored).
+    pub proxy: Option<String>,
 }
 
 /// One header value, literal or from the environment.
@@ -211,6 +265,10 @@ pub struct AppTool {
     pub headers: Vec<(String, String)>,
     /// The answer cap.
     pub response_cap: u64,
+    /// CA certificates trusted instead of the system roots.
+    pub ca_certs: Option<Vec<reqwest::Certificate>>,
+    /// The proxy, when one is configured.
+    pub proxy: Option<String>,
 }
 
 /// A resolved bearer token.
@@ -223,6 +281,43 @@ pub struct Token {
     /// Its privileges.
     pub privileges: Vec<String>,
 }
+
+/// The resolved `[auth.oauth]`.
+#[derive(Debug, Clone)]
+pub struct OAuthSettings {
+    /// The issuer.
+    pub issuer: String,
+    /// This server's canonical URL.
+    pub audience: String,
+    /// An explicit JWKS URL.
+    pub jwks_url: Option<String>,
+    /// Accepted algorithms.
+    pub algorithms: Vec<Algorithm>,
+    /// Clock skew allowed.
+    pub leeway: Duration,
+    /// The principal claim.
+    pub principal_claim: String,
+    /// The privileges claim.
+    pub privileges_claim: Option<String>,
+    /// Scope → privileges.
+    pub scopes: BTreeMap<String, Vec<String>>,
+    /// Fewest time between refreshes on an unknown `kid`.
+    pub refresh_interval: Duration,
+}
+
+/// The resolved `[ops]`.
+#[derive(Debug, Clone)]
+pub struct OpsSettings {
+    /// The metrics path.
+    pub metrics_path: String,
+    /// A separate listen address.
+    pub listen: Option<SocketAddr>,
+    /// Whether the endpoints need MCP credentials.
+    pub require_auth: bool,
+}
+
+/// Principals no configured token may claim: they name callers without credentials.
+pub const RESERVED_PRINCIPALS: [&str; 2] = ["anonymous", "local"];
 
 /// Every setting of `toolwire serve`, resolved.
 #[derive(Debug, Clone)]
@@ -257,6 +352,8 @@ pub struct Settings {
     pub link_ttl: Duration,
     /// The variable holding signing keys.
     pub signing_keys_env: Option<String>,
+    /// PEM CA certificates trusted for `rediss://` instead of the system roots.
+    pub store_ca_pem: Option<Vec<u8>>,
     /// Send inline when the store fails.
     pub offload_fallback_inline: bool,
     /// Whether a config file governs access (then tokens, and anonymous only if enabled).
@@ -265,6 +362,10 @@ pub struct Settings {
     pub anonymous: bool,
     /// Tokens.
     pub tokens: Vec<Token>,
+    /// OAuth access tokens.
+    pub oauth: Option<OAuthSettings>,
+    /// Health, readiness and metrics.
+    pub ops: OpsSettings,
     /// App tools.
     pub tools: Vec<AppTool>,
 }
@@ -322,6 +423,17 @@ fn key_at(text: &str, offset: usize) -> String {
     let line_text = rest.lines().next().unwrap_or_default();
     let key = line_text.split('=').next().unwrap_or_default().trim();
     format!("line {line} (`{key}`)")
+}
+
+/// A PEM file of CA certificates: its bytes and its certificates, at least one.
+fn read_ca(path: &Path) -> Result<(Vec<u8>, Vec<reqwest::Certificate>), String> {
+    let pem = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let certs = reqwest::Certificate::from_pem_bundle(&pem)
+        .map_err(|e| format!("{} is not a PEM certificate file: {e}", path.display()))?;
+    if certs.is_empty() {
+        return Err(format!("{} holds no PEM certificate", path.display()));
+    }
+    Ok((pem, certs))
 }
 
 fn resolve(
@@ -418,8 +530,25 @@ fn resolve(
         .clone()
         .or(store_cfg.data_dir)
         .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
+    let store_ca_pem = match &store_cfg.ca_file {
+        Some(path) if matches!(&store, StoreKind::Redis(url) if url.starts_with("rediss://")) => {
+            Some(read_ca(path).map_err(|m| error("store.ca_file", m))?.0)
+        }
+        Some(_) => {
+            return Err(error("store.ca_file", "is only for a rediss:// store url".into()));
+        }
+        None => None,
+    };
     let link_ttl = Duration::from_secs(match store_cfg.link_ttl {
         Some(0) => return Err(error("store.link_ttl", "must be at least 1 second".into())),
+        Some(seconds) if seconds > MAX_LINK_TTL_SECS => {
+            return Err(error(
+                "store.link_ttl",
+                format!(
+                    "{seconds} seconds is over the longest link lifetime, {MAX_LINK_TTL_SECS} (30 days)"
+                ),
+            ));
+        }
         Some(seconds) => seconds,
         None => 3600,
     });
@@ -473,8 +602,23 @@ fn resolve(
         if t.principal.trim().is_empty() {
             return Err(error(&format!("{key}.principal"), "must not be empty".into()));
         }
+        if RESERVED_PRINCIPALS.contains(&t.principal.as_str()) {
+            return Err(error(
+                &format!("{key}.principal"),
+                format!("`{}` is reserved for callers without a token", t.principal),
+            ));
+        }
+        if let Some(first) = tokens.iter().position(|known: &Token| known.secret == secret) {
+            let field = if t.token_env.is_some() { "token_env" } else { "token" };
+            return Err(error(
+                &format!("{key}.{field}"),
+                format!("the same token as auth.tokens[{first}]; every token must be distinct"),
+            ));
+        }
         tokens.push(Token { secret, principal: t.principal, privileges: t.privileges });
     }
+    let oauth = auth.oauth.map(|o| resolve_oauth(o, &error)).transpose()?;
+    let ops = resolve_ops(parsed.ops.unwrap_or_default(), &error)?;
     let mut tools = Vec::new();
     for (i, t) in parsed.tools.into_iter().enumerate() {
         let key = format!("tools[{i}]");
@@ -522,6 +666,18 @@ fn resolve(
         if timeout_ms == 0 {
             return Err(error(&format!("{key}.timeout_ms"), "must be at least 1".into()));
         }
+        let ca_certs = match &t.ca_file {
+            Some(path) => Some(read_ca(path).map_err(|m| error(&format!("{key}.ca_file"), m))?.1),
+            None => None,
+        };
+        if let Some(proxy) = &t.proxy
+            && let Err(e) = reqwest::Proxy::all(proxy)
+        {
+            return Err(error(
+                &format!("{key}.proxy"),
+                format!("`{proxy}` is not a proxy URL: {e}"),
+            ));
+        }
         tools.push(AppTool {
             name: t.name,
             title: t.title,
@@ -535,6 +691,8 @@ fn resolve(
             timeout: Duration::from_millis(timeout_ms),
             headers,
             response_cap: t.response_cap.unwrap_or(DEFAULT_RESPONSE_CAP),
+            ca_certs,
+            proxy: t.proxy,
         });
     }
     Ok(Settings {
@@ -553,12 +711,108 @@ fn resolve(
         data_dir,
         link_ttl,
         signing_keys_env: store_cfg.signing_keys_env,
+        store_ca_pem,
         offload_fallback_inline,
         auth_configured,
         anonymous: auth.anonymous,
         tokens,
+        oauth,
+        ops,
         tools,
     })
+}
+
+fn resolve_oauth(
+    o: OAuthConfig,
+    error: &dyn Fn(&str, String) -> ConfigError,
+) -> Result<OAuthSettings, ConfigError> {
+    for (key, url) in [("auth.oauth.issuer", &o.issuer), ("auth.oauth.audience", &o.audience)] {
+        if !is_http_url(url) {
+            return Err(error(key, format!("`{url}` is not an http:// or https:// URL")));
+        }
+    }
+    if o.audience.contains(['?', '#']) {
+        return Err(error(
+            "auth.oauth.audience",
+            format!("`{}` must be a canonical URL, without query or fragment", o.audience),
+        ));
+    }
+    if let Some(url) = o.jwks_url.as_ref().filter(|u| !is_http_url(u)) {
+        return Err(error(
+            "auth.oauth.jwks_url",
+            format!("`{url}` is not an http:// or https:// URL"),
+        ));
+    }
+    let algorithms = match o.algorithms {
+        None => Algorithm::ALL.to_vec(),
+        Some(names) if names.is_empty() => {
+            return Err(error("auth.oauth.algorithms", "name at least one algorithm".into()));
+        }
+        Some(names) => names
+            .iter()
+            .map(|name| {
+                Algorithm::parse(name).ok_or_else(|| {
+                    error(
+                        "auth.oauth.algorithms",
+                        format!("`{name}` is not accepted; expected RS256, ES256 or EdDSA"),
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    let principal_claim = o.principal_claim.unwrap_or_else(|| "sub".into());
+    if principal_claim.is_empty() {
+        return Err(error("auth.oauth.principal_claim", "must not be empty".into()));
+    }
+    for (scope, privileges) in &o.scopes {
+        if scope.is_empty() || scope.contains(' ') || privileges.is_empty() {
+            return Err(error(
+                &format!("auth.oauth.scopes.{scope}"),
+                "a scope is one word and grants at least one privilege".into(),
+            ));
+        }
+    }
+    Ok(OAuthSettings {
+        issuer: o.issuer,
+        audience: o.audience,
+        jwks_url: o.jwks_url,
+        algorithms,
+        leeway: Duration::from_secs(o.leeway_secs.unwrap_or(60)),
+        principal_claim,
+        privileges_claim: o.privileges_claim.filter(|c| !c.is_empty()),
+        scopes: o.scopes,
+        refresh_interval: Duration::from_secs(o.jwks_refresh_secs.unwrap_or(30)),
+    })
+}
+
+fn resolve_ops(
+    o: OpsConfig,
+    error: &dyn Fn(&str, String) -> ConfigError,
+) -> Result<OpsSettings, ConfigError> {
+    let metrics_path = o.metrics_path.unwrap_or_else(|| "/metrics".into());
+    let reserved = ["/mcp", "/healthz", "/readyz", "/.well-known"];
+    if !metrics_path.starts_with('/')
+        || metrics_path.len() < 2
+        || reserved.iter().any(|r| metrics_path.starts_with(r))
+    {
+        return Err(error(
+            "ops.metrics_path",
+            format!("`{metrics_path}` must be a path like /metrics, apart from toolwire's own"),
+        ));
+    }
+    let listen = match o.listen {
+        None => None,
+        Some(text) => Some(text.parse::<SocketAddr>().map_err(|_| {
+            error("ops.listen", format!("`{text}` is not an address like 127.0.0.1:9090"))
+        })?),
+    };
+    Ok(OpsSettings { metrics_path, listen, require_auth: o.require_auth.unwrap_or(false) })
+}
+
+fn is_http_url(url: &str) -> bool {
+    ["http://", "https://"]
+        .iter()
+        .any(|scheme| url.strip_prefix(scheme).is_some_and(|rest| !rest.is_empty()))
 }
 
 #[cfg(test)]
@@ -623,6 +877,59 @@ mod tests {
                 "t.toml: tools[0].description: every tool needs a description",
             ),
             ("colour = 1", "t.toml: line 1 (`colour`): unknown field `colour`"),
+            (
+                "[store]\nlink_ttl = 2592001",
+                "t.toml: store.link_ttl: 2592001 seconds is over the longest link lifetime, 2592000 (30 days)",
+            ),
+            (
+                "[store]\nlink_ttl = 9223372036854775807",
+                "t.toml: store.link_ttl: 9223372036854775807 seconds is over the longest link lifetime",
+            ),
+            (
+                "[store]\nurl = \"redis://127.0.0.1/\"\nca_file = \"ca.pem\"",
+                "t.toml: store.ca_file: is only for a rediss:// store url",
+            ),
+            (
+                "[[tools]]\nname = \"a\"\ndescription = \"d\"\nendpoint = \"https://x\"\nca_file = \"/nonexistent/ca.pem\"",
+                "t.toml: tools[0].ca_file: cannot read /nonexistent/ca.pem: ",
+            ),
+            (
+                "[[tools]]\nname = \"a\"\ndescription = \"d\"\nendpoint = \"https://x\"\nca_file = \"Cargo.toml\"",
+                "t.toml: tools[0].ca_file: Cargo.toml holds no PEM certificate",
+            ),
+            (
+                "[[tools]]\nname = \"a\"\ndescription = \"d\"\nendpoint = \"http://x\"\nproxy = \"::\"",
+                "t.toml: tools[0].proxy: `::` is not a proxy URL",
+            ),
+            (
+                "[[auth.tokens]]\ntoken = \"a\"\nprincipal = \"ann\"\n[[auth.tokens]]\ntoken = \"a\"\nprincipal = \"bob\"",
+                "t.toml: auth.tokens[1].token: the same token as auth.tokens[0]; every token must be distinct",
+            ),
+            (
+                "[[auth.tokens]]\ntoken = \"a\"\nprincipal = \"anonymous\"",
+                "t.toml: auth.tokens[0].principal: `anonymous` is reserved for callers without a token",
+            ),
+            (
+                "[[auth.tokens]]\ntoken = \"a\"\nprincipal = \"local\"",
+                "t.toml: auth.tokens[0].principal: `local` is reserved for callers without a token",
+            ),
+            (
+                "[auth.oauth]\nissuer = \"idp\"\naudience = \"https://t/mcp\"",
+                "t.toml: auth.oauth.issuer: `idp` is not an http:// or https:// URL",
+            ),
+            (
+                "[auth.oauth]\nissuer = \"https://idp\"\naudience = \"https://t/mcp#x\"",
+                "t.toml: auth.oauth.audience: `https://t/mcp#x` must be a canonical URL",
+            ),
+            (
+                "[auth.oauth]\nissuer = \"https://idp\"\naudience = \"https://t/mcp\"\nalgorithms = [\"HS256\"]",
+                "t.toml: auth.oauth.algorithms: `HS256` is not accepted; expected RS256, ES256 or EdDSA",
+            ),
+            (
+                "[ops]\nmetrics_path = \"/mcp/metrics\"",
+                "t.toml: ops.metrics_path: `/mcp/metrics` must be a path like /metrics",
+            ),
+            ("[ops]\nlisten = \"nowhere\"", "t.toml: ops.listen: `nowhere` is not an address"),
         ];
         for (text, expected) in cases {
             match from_text(text) {
@@ -667,6 +974,52 @@ mod tests {
             panic!("{e}");
         }
         assert_eq!(registry.names().collect::<Vec<_>>(), ["orders_find", "orders_cancel"]);
+    }
+
+    #[test]
+    fn duplicate_tokens_from_the_environment_name_the_variable() {
+        let text = "[[auth.tokens]]\ntoken = \"same\"\nprincipal = \"ann\"\n[[auth.tokens]]\ntoken_env = \"T\"\nprincipal = \"bob\"";
+        let parsed: FileConfig = toml::from_str(text).unwrap_or_else(|e| panic!("{e}"));
+        let env = |k: &str| (k == "T").then(|| "same".to_owned());
+        let refused = resolve(parsed, Some("t.toml".into()), &Overrides::default(), &env);
+        let message = refused.map(|_| ()).map_err(|e| e.to_string());
+        assert_eq!(
+            message,
+            Err("t.toml: auth.tokens[1].token_env: the same token as auth.tokens[0]; every token must be distinct".into())
+        );
+    }
+
+    #[test]
+    fn oauth_and_ops_defaults() {
+        let s = from_text("[auth.oauth]\nissuer = \"https://idp.test\"\naudience = \"https://t.test/mcp\"\nscopes = { \"catalog.write\" = [\"catalog:write\"] }")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let Some(o) = s.oauth else { panic!("no oauth") };
+        assert_eq!(o.algorithms, Algorithm::ALL);
+        assert_eq!(o.leeway, Duration::from_secs(60));
+        assert_eq!(o.principal_claim, "sub");
+        assert_eq!(o.refresh_interval, Duration::from_secs(30));
+        assert_eq!(o.scopes["catalog.write"], ["catalog:write"]);
+        assert_eq!(s.ops.metrics_path, "/metrics");
+        assert!(s.ops.listen.is_none() && !s.ops.require_auth);
+    }
+
+    #[test]
+    fn the_deploying_example_is_valid() {
+        let doc = include_str!("../../../../docs/deploying.md");
+        let start = doc.find("```toml\n").map(|i| i + "```toml\n".len()).unwrap_or(0);
+        let end = doc[start..].find("```").map(|i| start + i).unwrap_or(start);
+        let parsed: FileConfig = toml::from_str(&doc[start..end]).unwrap_or_else(|e| panic!("{e}"));
+        let env = |k: &str| (k == "NIGHTLY_JOB_TOKEN").then(|| "n".to_owned());
+        let s = resolve(parsed, Some("toolwire.toml".into()), &Overrides::default(), &env)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let Some(o) = s.oauth else { panic!("the example has no [auth.oauth]") };
+        assert_eq!(o.issuer, "https://id.acme.example/realms/tools");
+        assert_eq!(o.principal_claim, "preferred_username");
+        assert_eq!(o.algorithms, [Algorithm::Rs256, Algorithm::Es256]);
+        assert_eq!(o.scopes["orders.admin"], ["orders:cancel"]);
+        assert_eq!(s.ops.listen.map(|a| a.to_string()).as_deref(), Some("127.0.0.1:9090"));
+        assert_eq!(s.tokens.len(), 1);
+        assert_eq!(s.tools[0].privileges, ["orders:cancel"]);
     }
 
     #[test]

@@ -11,6 +11,8 @@ use toolwire_mcp::{CallContext, Registry, RegistryError, ToolSpec};
 
 use super::png;
 
+mod input;
+
 /// Products in the demo catalog: enough that the export is well over the 256 KiB limit.
 pub const CATALOG_SIZE: u64 = 2000;
 
@@ -170,6 +172,14 @@ fn read_only() -> Map<String, Value> {
     hints
 }
 
+/// The annotations of the tools that change a price: not destructive, idempotent.
+fn price_change_hints() -> Map<String, Value> {
+    let mut hints = Map::new();
+    hints.insert("destructiveHint".into(), json!(false));
+    hints.insert("idempotentHint".into(), json!(true));
+    hints
+}
+
 fn built(builder: toolwire_core::ToolResultBuilder) -> ToolResult {
     builder.build().unwrap_or_else(|e| {
         ToolResult::failure(ToolError::new(ErrorCode::ToolError, format!("internal: {e}")))
@@ -225,16 +235,13 @@ pub fn register(registry: &mut Registry, catalog: &Catalog) -> Result<(), Regist
         },
     )?;
     let c = catalog.clone();
-    let mut hints = Map::new();
-    hints.insert("destructiveHint".into(), json!(false));
-    hints.insert("idempotentHint".into(), json!(true));
     registry.register(
         ToolSpec::new(
             "catalog_update_price",
             "Change a product's price. With dryRun the change is only previewed (no privilege needed); a real update needs the catalog:write privilege.",
         )
         .title("Update a price")
-        .annotations(hints)
+        .annotations(price_change_hints())
         .output::<PriceChange>(),
         move |input: UpdateInput, cx: CallContext| {
             let c = c.clone();
@@ -286,7 +293,7 @@ pub fn register(registry: &mut Registry, catalog: &Catalog) -> Result<(), Regist
         .output::<Echo>(),
         |input: EchoInput, _cx: CallContext| async move { legacy_echo(&input.text) },
     )?;
-    Ok(())
+    input::register(registry, catalog)
 }
 
 /// Builds the envelope string by hand on purpose: this is the path the legacy counter counts.

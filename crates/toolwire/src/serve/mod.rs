@@ -6,6 +6,9 @@ mod app_tools;
 mod auth;
 mod config;
 mod demo;
+mod metrics;
+mod oauth;
+mod ops;
 mod png;
 
 use std::path::PathBuf;
@@ -22,6 +25,7 @@ use toolwire_mcp::{Gateway, GatewayConfig, McpServer, Principal, Registry};
 use toolwire_store::{KeySet, OpenError, StoreConfig, StoredResults};
 
 use crate::cmd::Failure;
+pub(crate) use config::MAX_LINK_TTL_SECS;
 use config::{Overrides, Settings, StoreKind};
 
 /// `toolwire serve` flags (each over the config file).
@@ -45,6 +49,10 @@ pub struct ServeArgs {
     /// Also serve the fixtures the official MCP conformance suite calls (for testing toolwire).
     #[arg(long)]
     conformance: bool,
+    /// Load and check the configuration (tools, schemas, auth, store), print what would be
+    /// served, and exit: 0 when it would serve, 2 when not.
+    #[arg(long)]
+    check: bool,
 }
 
 /// Runs the gateway until Ctrl-C or SIGTERM.
@@ -59,30 +67,63 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
     };
     let settings = Settings::load(&overrides, &|name| std::env::var(name).ok())
         .map_err(|e| Failure::input(e.to_string()))?;
-    init_logging();
+    let json_logs = match std::env::var("TOOLWIRE_LOG_FORMAT").ok().as_deref() {
+        None | Some("" | "text") => false,
+        Some("json") => true,
+        Some(other) => {
+            return Err(Failure::input(format!(
+                "TOOLWIRE_LOG_FORMAT: `{other}` is not a log format; expected text or json"
+            )));
+        }
+    };
+    init_logging(json_logs);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| Failure::check(format!("cannot start the runtime: {e}")))?;
+    if args.check {
+        return runtime.block_on(check(settings, fixtures));
+    }
     runtime.block_on(serve(settings, fixtures))
 }
 
 /// Logs go to standard error only: over stdio, standard output carries nothing but JSON-RPC.
-fn init_logging() {
+/// With `json`, one JSON object per line with the event's fields at the top level.
+fn init_logging(json: bool) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("TOOLWIRE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
-    tracing_subscriber::fmt()
+    let builder = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(false)
-        .with_env_filter(filter)
-        .init();
+        .with_env_filter(filter);
+    if json {
+        builder.json().flatten_event(true).init();
+    } else {
+        builder.init();
+    }
+}
+
+/// `serve --check`: everything `serve` would load, then a summary instead of serving.
+async fn check(settings: Settings, fixtures: Option<Conformance>) -> Result<(), Failure> {
+    // Whatever would stop `serve` is a configuration that does not pass: exit 2.
+    let registry = registry(&settings, fixtures.as_ref()).map_err(|e| Failure::input(e.message))?;
+    mapper(&settings)?;
+    let stored = open_store(&settings).await.map_err(|e| Failure::input(e.message))?;
+    let tools: Vec<&str> = registry.names().collect();
+    let summary = ops::check(&settings, &tools, &stored).await.map_err(Failure::input)?;
+    print!("{summary}");
+    println!("ok: the configuration would serve");
+    Ok(())
 }
 
 async fn open_store(settings: &Settings) -> Result<StoredResults, Failure> {
     let config = match &settings.store {
         StoreKind::Redb => StoreConfig::redb(&settings.data_dir),
         StoreKind::Memory => StoreConfig::Memory,
-        StoreKind::Redis(url) => StoreConfig::redis(url),
+        StoreKind::Redis(url) => match &settings.store_ca_pem {
+            Some(pem) => StoreConfig::redis_with_ca(url, pem.clone()),
+            None => StoreConfig::redis(url),
+        },
     };
     let keys = match &settings.signing_keys_env {
         Some(var) => {
@@ -111,7 +152,8 @@ fn mapper(settings: &Settings) -> Result<OutputMapper, Failure> {
     Ok(OutputMapper::new(config))
 }
 
-fn registry(settings: &Settings) -> Result<Registry, Failure> {
+/// The demo tools (when on), the app tools, and the conformance fixtures (when asked for).
+fn registry(settings: &Settings, fixtures: Option<&Conformance>) -> Result<Registry, Failure> {
     let mut registry = Registry::new();
     if settings.demo_tools {
         demo::register(&mut registry, &demo::catalog())
@@ -120,16 +162,16 @@ fn registry(settings: &Settings) -> Result<Registry, Failure> {
     let file = settings.file.as_ref().map(|f| format!("{}: ", f.display())).unwrap_or_default();
     app_tools::register(&mut registry, &settings.tools)
         .map_err(|e| Failure::input(format!("{file}{e}")))?;
-    Ok(registry)
-}
-
-async fn serve(settings: Settings, fixtures: Option<Conformance>) -> Result<(), Failure> {
-    let mut registry = registry(&settings)?;
-    if let Some(fixtures) = &fixtures {
+    if let Some(fixtures) = fixtures {
         fixtures
             .register_tools(&mut registry)
             .map_err(|e| Failure::check(format!("conformance fixtures: {e}")))?;
     }
+    Ok(registry)
+}
+
+async fn serve(settings: Settings, fixtures: Option<Conformance>) -> Result<(), Failure> {
+    let registry = registry(&settings, fixtures.as_ref())?;
     let stored = open_store(&settings).await?;
     let mut config = GatewayConfig::new(stored);
     config.phase = settings.phase;
@@ -140,13 +182,16 @@ async fn serve(settings: Settings, fixtures: Option<Conformance>) -> Result<(), 
     config.default_principal =
         if settings.stdio { Principal::local() } else { Principal::anonymous() };
     config.conformance = fixtures;
+    let metrics = metrics::global().clone();
+    config.observer = Some(metrics.clone());
+    let stored = config.stored.clone();
     let tools = registry.len();
     let gateway = Gateway::new(registry, config);
     let server = McpServer::new(gateway.clone());
     let outcome = if settings.stdio {
         serve_stdio(server).await
     } else {
-        serve_http(server, &settings).await
+        serve_http(server, &settings, stored, metrics).await
     };
     tracing::info!(tools, legacy_results = gateway.legacy_results(), "toolwire stopped");
     outcome
@@ -168,7 +213,12 @@ async fn serve_stdio(server: McpServer) -> Result<(), Failure> {
     Ok(())
 }
 
-async fn serve_http(server: McpServer, settings: &Settings) -> Result<(), Failure> {
+async fn serve_http(
+    server: McpServer,
+    settings: &Settings,
+    stored: StoredResults,
+    metrics: Arc<metrics::Metrics>,
+) -> Result<(), Failure> {
     let listener = tokio::net::TcpListener::bind(settings.listen)
         .await
         .map_err(|e| Failure::check(format!("cannot listen on {}: {e}", settings.listen)))?;
@@ -180,46 +230,138 @@ async fn serve_http(server: McpServer, settings: &Settings) -> Result<(), Failur
         .with_allowed_hosts(settings.allowed_hosts.iter().cloned())
         .with_allowed_origins(settings.allowed_origins.iter().cloned())
         .with_cancellation_token(stop.child_token());
-    let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
+    let sessions = Arc::new(LocalSessionManager::default());
+    let service = StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config);
     let auth = Arc::new(auth::Auth::from_settings(settings));
-    let app = axum::Router::new()
-        .nest_service("/mcp", service)
-        .layer(axum::middleware::from_fn_with_state(auth, auth::middleware));
+    if let Some(oauth) = auth.oauth() {
+        // Keys are fetched now when the issuer is up, else on the first token (and /readyz).
+        match oauth.refresh().await {
+            Ok(keys) => {
+                tracing::info!(keys, issuer = %oauth.settings().issuer, "OAuth keys loaded")
+            }
+            Err(error) => tracing::warn!(%error, "OAuth keys not loaded yet"),
+        }
+    }
+    let guard = axum::middleware::from_fn_with_state(auth.clone(), auth::middleware);
+    let ops = ops::router(
+        &settings.ops.metrics_path,
+        ops::Ops { stored, auth: auth.clone(), sessions, metrics },
+    );
+    let ops = if settings.ops.require_auth { ops.layer(guard.clone()) } else { ops };
+    let mut app =
+        axum::Router::new().nest_service("/mcp", service).layer(guard).merge(auth::discovery(auth));
+    match settings.ops.listen {
+        None => app = app.merge(ops),
+        Some(at) => serve_ops(at, ops, stop.clone()).await?,
+    }
+    if let Some(warning) = exposure_warning(settings, address) {
+        tracing::warn!("{warning}");
+    }
+    let signal = shutdown_signal();
     tracing::info!("toolwire serving MCP on http://{address}/mcp");
+    let app = app.into_make_service_with_connect_info::<metrics::Connection>();
     axum::serve(listener, app)
         .with_graceful_shutdown(async move {
-            shutdown_signal().await;
+            signal.await;
             stop.cancel();
         })
         .await
         .map_err(|e| Failure::check(format!("http: {e}")))
 }
 
-/// Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
+/// The warning due when requests without a token are served on an address other hosts can
+/// reach: anyone there can call every tool open to `anonymous`.
+fn exposure_warning(settings: &Settings, address: std::net::SocketAddr) -> Option<String> {
+    let anonymous = !settings.auth_configured || settings.anonymous;
+    (anonymous && !address.ip().is_loopback()).then(|| {
+        format!(
+            "anonymous access is served on {address}, which is not a loopback address: anyone who can reach it may call the tools open to anonymous; configure [[auth.tokens]] without [auth] anonymous, or listen on 127.0.0.1"
+        )
+    })
+}
+
+/// `/healthz`, `/readyz` and the metrics on their own address, until `stop`.
+async fn serve_ops(
+    at: std::net::SocketAddr,
+    ops: axum::Router,
+    stop: CancellationToken,
+) -> Result<(), Failure> {
+    let listener = tokio::net::TcpListener::bind(at)
+        .await
+        .map_err(|e| Failure::check(format!("ops.listen: cannot listen on {at}: {e}")))?;
+    let address = listener.local_addr().map_err(|e| Failure::check(format!("ops.listen: {e}")))?;
+    tracing::info!("toolwire serving health and metrics on http://{address}");
+    tokio::spawn(async move {
+        let served = axum::serve(listener, ops)
+            .with_graceful_shutdown(async move { stop.cancelled().await })
+            .await;
+        if let Err(error) = served {
+            tracing::error!(%error, "the health and metrics listener stopped");
         }
-    };
+    });
+    Ok(())
+}
+
+/// Ctrl-C or SIGTERM. The SIGTERM handler is installed when this is called, not when the future
+/// is first polled, so a signal sent right after the "serving" log line is never the default
+/// (an exit without shutdown).
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
+    let registered = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate());
+    async move {
+        let ctrl_c = async {
+            if tokio::signal::ctrl_c().await.is_err() {
+                std::future::pending::<()>().await;
             }
-            Err(_) => std::future::pending::<()>().await,
+        };
+        #[cfg(unix)]
+        let terminate = async move {
+            match registered {
+                Ok(mut signal) => {
+                    signal.recv().await;
+                }
+                Err(_) => std::future::pending::<()>().await,
+            }
+        };
+        #[cfg(not(unix))]
+        let terminate = std::future::pending::<()>();
+        tokio::select! {
+            () = ctrl_c => {}
+            () = terminate => {}
         }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = terminate => {}
+        tracing::info!("shutting down");
     }
-    tracing::info!("shutting down");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(config: bool, anonymous: bool) -> Settings {
+        let overrides = Overrides::default();
+        let Ok(mut s) = Settings::load(&overrides, &|_| None) else { panic!("defaults refused") };
+        s.auth_configured = config;
+        s.anonymous = anonymous;
+        s
+    }
+
+    #[test]
+    fn anonymous_access_on_a_non_loopback_address_is_warned_about() {
+        let open = "0.0.0.0:8080".parse().unwrap_or_else(|e| panic!("{e}"));
+        let lan = "192.168.1.5:8080".parse().unwrap_or_else(|e| panic!("{e}"));
+        let loopback = "127.0.0.1:8080".parse().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            exposure_warning(&settings(false, false), open).as_deref(),
+            Some(
+                "anonymous access is served on 0.0.0.0:8080, which is not a loopback address: anyone who can reach it may call the tools open to anonymous; configure [[auth.tokens]] without [auth] anonymous, or listen on 127.0.0.1"
+            )
+        );
+        assert!(exposure_warning(&settings(true, true), lan).is_some());
+        assert_eq!(exposure_warning(&settings(true, false), open), None);
+        assert_eq!(exposure_warning(&settings(false, false), loopback), None);
+        assert_eq!(
+            exposure_warning(&settings(true, true), "[::1]:9".parse().unwrap_or(loopback)),
+            None
+        );
+    }
 }

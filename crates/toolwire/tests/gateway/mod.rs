@@ -13,10 +13,16 @@ use serde_json::{Map, Value, json};
 
 pub mod scenario;
 
+/// Installs the ring rustls provider for this test process, as `toolwire` does in `main`:
+/// reqwest is built without a provider of its own, so building a client panics before this.
+pub fn install_tls_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 pub const REVISIONS: [&str; 5] =
     ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
 
-pub const DEMO_TOOLS: [&str; 7] = [
+pub const DEMO_TOOLS: [&str; 9] = [
     "catalog_search",
     "catalog_get",
     "catalog_count",
@@ -24,6 +30,8 @@ pub const DEMO_TOOLS: [&str; 7] = [
     "catalog_export",
     "catalog_chart",
     "legacy_echo",
+    "catalog_confirm_price",
+    "catalog_describe",
 ];
 
 /// A running `toolwire serve` over HTTP, killed on drop.
@@ -43,6 +51,7 @@ impl Server {
 
     /// Like [`Server::start`] in a given directory (its `data` subdirectory is the data dir).
     pub fn start_in(dir: tempfile::TempDir, config: Option<&str>, envs: &[(&str, &str)]) -> Server {
+        install_tls_provider();
         let mut command = Command::new(env!("CARGO_BIN_EXE_toolwire"));
         command
             .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
@@ -153,6 +162,7 @@ impl HttpClient {
     /// Connects: `initialize` + `notifications/initialized` for handshake revisions (asserting
     /// the negotiated revision), nothing for 2026-07-28.
     pub fn connect(url: &str, revision: &'static str, token: Option<&str>) -> HttpClient {
+        install_tls_provider();
         let mut client = HttpClient {
             http: reqwest::blocking::Client::builder()
                 .timeout(Duration::from_secs(60))
@@ -218,7 +228,14 @@ impl HttpClient {
     /// Like [`HttpClient::request`], with the HTTP status.
     pub fn answer(&mut self, method: &str, mut params: Value) -> Answer {
         if self.revision == "2026-07-28" {
-            params.as_object_mut().unwrap().insert("_meta".into(), meta_2026());
+            // `_meta` keys the caller set (client capabilities, say) win over the defaults.
+            let mut meta = meta_2026();
+            if let Some(Value::Object(own)) = params.get("_meta") {
+                for (key, value) in own {
+                    meta[key] = value.clone();
+                }
+            }
+            params.as_object_mut().unwrap().insert("_meta".into(), meta);
         }
         let id = self.next_id;
         self.next_id += 1;
@@ -290,7 +307,14 @@ impl StdioClient {
 
     pub fn request(&mut self, method: &str, mut params: Value) -> Value {
         if self.revision == "2026-07-28" {
-            params.as_object_mut().unwrap().insert("_meta".into(), meta_2026());
+            // `_meta` keys the caller set (client capabilities, say) win over the defaults.
+            let mut meta = meta_2026();
+            if let Some(Value::Object(own)) = params.get("_meta") {
+                for (key, value) in own {
+                    meta[key] = value.clone();
+                }
+            }
+            params.as_object_mut().unwrap().insert("_meta".into(), meta);
         }
         let id = self.next_id;
         self.next_id += 1;

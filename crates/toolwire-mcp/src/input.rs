@@ -1,0 +1,347 @@
+//! Input required in the adapter (DESIGN §10): what the gateway does when a tool answers
+//! [`ToolResult::input_required`].
+//!
+//! - **2026-07-28**: the result goes back as an `InputRequiredResult` whose `requestState` is
+//!   sealed ([`StateSealer`]) to the tool, the caller and the arguments; the retry's
+//!   `requestState` is opened (a refused one is JSON-RPC `-32602`) and, with `inputResponses`,
+//!   handed to the tool as its [`InputRound`]. Answers the tool did not ask for are handed over
+//!   too and ignored by it; a missing answer makes the tool ask again.
+//! - **Handshake revisions**: each request is sent to the client over the connection
+//!   (`elicitation/create`, `sampling/createMessage`, `roots/list`), the answers gathered and
+//!   the tool called again, at most [`MAX_ROUNDS`] times.
+//! - A request the revision lacks (elicitation before 2025-06-18) or whose capability the client
+//!   did not declare is never sent: the result becomes the failure `input_required`, so a client
+//!   that cannot answer gets an answer, never a hang.
+
+use std::time::Duration;
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, InputRequiredResult, ServerRequest,
+};
+use rmcp::service::{Peer, RequestContext, RoleServer};
+use serde_json::{Map, Value};
+use toolwire_core::input::Capability;
+use toolwire_core::lower::McpCaps;
+use toolwire_core::{InputRequired, InputRound, McpRevision, Output, ToolResult};
+use toolwire_store::{Binding, DEFAULT_STATE_TTL, StateSealer};
+
+use crate::registry::{CallContext, Principal, RegisteredTool};
+use crate::server::McpServer;
+
+/// The input-required side of one `tools/call`: what the client can be asked, the round its
+/// retry carries (2026-07-28) and the sealer of the next `requestState`.
+pub(crate) struct Rounds {
+    /// 2026-07-28: the result itself goes back; below, requests go over the connection.
+    native: bool,
+    asks: Vec<Capability>,
+    round: InputRound,
+    sealer: Option<StateSealer>,
+    tool: String,
+    principal: String,
+    arguments: Value,
+}
+
+impl Rounds {
+    /// Reads what the client declared and, on 2026-07-28, opens the retry's `requestState`
+    /// (refused with `-32602` when it does not open for this call).
+    pub(crate) fn open(
+        server: &McpServer,
+        ctx: &RequestContext<RoleServer>,
+        request: &CallToolRequestParams,
+        revision: McpRevision,
+        principal: &Principal,
+        arguments: &Value,
+    ) -> Result<Self, ErrorData> {
+        let allowed = revision_asks(revision);
+        let asks = declared(ctx.client_capabilities().as_ref())
+            .into_iter()
+            .filter(|c| allowed.contains(c))
+            .collect();
+        let native = McpCaps::of(revision).input_required_result;
+        let mut rounds = Self {
+            native,
+            asks,
+            round: InputRound::default(),
+            sealer: None,
+            tool: request.name.to_string(),
+            principal: principal.name().to_owned(),
+            arguments: arguments.clone(),
+        };
+        if native {
+            let keys = server.gateway().config().stored.signer().keys().clone();
+            let sealer = StateSealer::new(keys);
+            rounds.round = round_of(
+                &sealer,
+                request.input_responses.as_ref(),
+                request.request_state.as_deref(),
+                rounds.binding(),
+                unix_now(),
+            )?;
+            rounds.sealer = Some(sealer);
+        }
+        Ok(rounds)
+    }
+
+    fn binding(&self) -> Binding<'_> {
+        Binding { tool: &self.tool, principal: &self.principal, arguments: &self.arguments }
+    }
+
+    /// What the client can be asked.
+    pub(crate) fn asks(&self) -> Vec<Capability> {
+        self.asks.clone()
+    }
+
+    /// The answers and state of this call's round.
+    pub(crate) fn round(&self) -> InputRound {
+        self.round.clone()
+    }
+
+    /// Runs the tool; on a handshake revision, asks the client over the connection and runs
+    /// it again until it stops asking (at most [`MAX_ROUNDS`] rounds). A request the client
+    /// cannot be asked leaves the result asking, which renders as the failure `input_required`.
+    pub(crate) async fn run(
+        &self,
+        server: &McpServer,
+        tool: &RegisteredTool,
+        arguments: Value,
+        context: CallContext,
+    ) -> Result<ToolResult, ErrorData> {
+        let mut result = server.run_tool(tool, arguments.clone(), context.clone()).await?;
+        let peer = context.request().map(|request| request.peer.clone());
+        let (false, Some(peer)) = (self.native, peer) else {
+            return Ok(checked(result, &self.asks));
+        };
+        for _ in 0..MAX_ROUNDS {
+            let Some(input) = result.input_required_requests() else {
+                return Ok(result);
+            };
+            if !askable(input, &self.asks) {
+                return Ok(result);
+            }
+            let responses = match ask_on_connection(&peer, input).await {
+                Ok(responses) => responses,
+                Err(why) => {
+                    tracing::warn!(tool = %self.tool, reason = %why, "the client did not answer");
+                    return Ok(result);
+                }
+            };
+            let round = InputRound::new(responses, input.state.clone());
+            result =
+                server.run_tool(tool, arguments.clone(), context.clone().with_input(round)).await?;
+        }
+        Ok(result)
+    }
+
+    /// On 2026-07-28, the sealed `requestState` of a result that asks for input.
+    pub(crate) fn seal(&self, result: &ToolResult) -> Result<Option<String>, ErrorData> {
+        match (&self.sealer, result.input_required_requests()) {
+            (Some(sealer), Some(input)) => {
+                let expires = unix_now() + DEFAULT_STATE_TTL;
+                seal(sealer, input, self.binding(), expires).map(Some)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The `InputRequiredResult` response of a rendered input-required result on 2026-07-28;
+    /// `None` for every other result.
+    pub(crate) fn response(
+        result: &ToolResult,
+        output: &Output,
+        revision: McpRevision,
+    ) -> Option<Result<CallToolResponse, String>> {
+        (result.is_input_required() && McpCaps::of(revision).input_required_result).then(|| {
+            serde_json::from_str::<InputRequiredResult>(output.json())
+                .map(CallToolResponse::InputRequired)
+                .map_err(|e| format!("rendered result is not an InputRequiredResult: {e}"))
+        })
+    }
+}
+
+fn unix_now() -> i64 {
+    chrono::Utc::now().timestamp()
+}
+
+/// The most rounds a handshake-revision call asks the client before it gives up with the
+/// failure `input_required` (rmcp's client uses the same bound).
+pub const MAX_ROUNDS: usize = 10;
+
+/// How long one request on the connection may wait for the client (a person may be filling a
+/// form).
+const ASK_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// What a server may ask on `revision` at all.
+pub(crate) fn revision_asks(revision: McpRevision) -> Vec<Capability> {
+    let mut asks = vec![Capability::Sampling, Capability::Roots];
+    if McpCaps::of(revision).elicitation {
+        asks.extend([Capability::ElicitationForm, Capability::ElicitationUrl]);
+    }
+    asks
+}
+
+/// What a client declared it can be asked. An empty `elicitation: {}` means form mode.
+pub(crate) fn declared(capabilities: Option<&ClientCapabilities>) -> Vec<Capability> {
+    let Some(capabilities) = capabilities else {
+        return Vec::new();
+    };
+    let mut asks = Vec::new();
+    if let Some(elicitation) = &capabilities.elicitation {
+        if elicitation.form.is_some() || elicitation.url.is_none() {
+            asks.push(Capability::ElicitationForm);
+        }
+        if elicitation.url.is_some() {
+            asks.push(Capability::ElicitationUrl);
+        }
+    }
+    if capabilities.sampling.is_some() {
+        asks.push(Capability::Sampling);
+    }
+    if capabilities.roots.is_some() {
+        asks.push(Capability::Roots);
+    }
+    asks
+}
+
+/// True when every request of `input` needs only capabilities in `asks`.
+pub(crate) fn askable(input: &InputRequired, asks: &[Capability]) -> bool {
+    input.requests.iter().all(|(_, request)| asks.contains(&request.capability()))
+}
+
+/// The round a 2026-07-28 retry carries: its `inputResponses` and the state its `requestState`
+/// seals. A state that does not open for this call is refused with `-32602`.
+pub(crate) fn round_of(
+    sealer: &StateSealer,
+    responses: Option<&std::collections::BTreeMap<String, Value>>,
+    request_state: Option<&str>,
+    binding: Binding<'_>,
+    now: i64,
+) -> Result<InputRound, ErrorData> {
+    let state = match request_state {
+        None => None,
+        Some(sealed) => match sealer.open(sealed, binding, now) {
+            Ok(Value::Null) => None,
+            Ok(state) => Some(state),
+            Err(refused) => {
+                tracing::info!(tool = %binding.tool, %refused, "refused a requestState");
+                return Err(ErrorData::invalid_params(
+                    format!("{refused}; call the tool again without requestState"),
+                    None,
+                ));
+            }
+        },
+    };
+    let responses: Map<String, Value> =
+        responses.into_iter().flatten().map(|(k, v)| (k.clone(), v.clone())).collect();
+    Ok(InputRound::new(responses, state))
+}
+
+/// The sealed `requestState` of an input-required result for the next round.
+pub(crate) fn seal(
+    sealer: &StateSealer,
+    input: &InputRequired,
+    binding: Binding<'_>,
+    expires: i64,
+) -> Result<String, ErrorData> {
+    sealer.seal(binding, input.state.as_ref().unwrap_or(&Value::Null), expires).map_err(|e| {
+        tracing::error!(tool = %binding.tool, error = %e, "could not seal a requestState");
+        ErrorData::internal_error(
+            format!("tool {} failed with an internal error", binding.tool),
+            None,
+        )
+    })
+}
+
+/// Sends every request of `input` to the client over the connection and gathers the answers by
+/// key; the first request the client refuses or does not answer in time ends the round.
+pub(crate) async fn ask_on_connection(
+    peer: &Peer<RoleServer>,
+    input: &InputRequired,
+) -> Result<Map<String, Value>, String> {
+    let mut responses = Map::new();
+    for (key, request) in &input.requests {
+        let request: ServerRequest = serde_json::from_value(request.to_value())
+            .map_err(|e| format!("{}: {e}", request.method()))?;
+        let answer = tokio::time::timeout(ASK_TIMEOUT, peer.send_request(request))
+            .await
+            .map_err(|_| format!("the client did not answer within {} s", ASK_TIMEOUT.as_secs()))?
+            .map_err(|e| e.to_string())?;
+        let answer = serde_json::to_value(answer).map_err(|e| e.to_string())?;
+        responses.insert(key.clone(), answer);
+    }
+    Ok(responses)
+}
+
+/// The result itself, or the failure `input_required` when it asks for something the client
+/// cannot be asked.
+pub(crate) fn checked(result: ToolResult, asks: &[Capability]) -> ToolResult {
+    match result.input_required_requests() {
+        Some(input) if !askable(input, asks) => result.down_levelled().into_owned(),
+        _ => result,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use toolwire_core::InputRequest;
+    use toolwire_core::input::confirm_request;
+
+    use super::*;
+
+    #[test]
+    fn elicitation_is_asked_only_where_the_revision_has_it() {
+        assert!(!revision_asks(McpRevision::V2025_03_26).contains(&Capability::ElicitationForm));
+        assert!(revision_asks(McpRevision::V2025_06_18).contains(&Capability::ElicitationForm));
+        assert!(revision_asks(McpRevision::V2024_11_05).contains(&Capability::Sampling));
+    }
+
+    #[test]
+    fn declared_capabilities_are_read_as_the_spec_says() {
+        let parse = |value: Value| serde_json::from_value::<ClientCapabilities>(value).ok();
+        let form = parse(json!({"elicitation": {}}));
+        assert_eq!(declared(form.as_ref()), vec![Capability::ElicitationForm]);
+        let url = parse(json!({"elicitation": {"url": {}}, "sampling": {}}));
+        assert_eq!(declared(url.as_ref()), vec![Capability::ElicitationUrl, Capability::Sampling]);
+        assert_eq!(declared(None), Vec::<Capability>::new());
+    }
+
+    #[test]
+    fn tampered_expired_and_cross_tool_states_are_refused_with_32602() {
+        let keys = toolwire_store::SigningKey::new("k1", vec![3u8; 32])
+            .and_then(|key| toolwire_store::KeySet::new(vec![key]));
+        let Ok(keys) = keys else { panic!("{keys:?}") };
+        let sealer = StateSealer::new(keys);
+        let args = json!({"id": 1});
+        let binding = |tool| Binding { tool, principal: "p", arguments: &args };
+        let input = InputRequired::new().state(json!({"step": 1}));
+        let Ok(sealed) = seal(&sealer, &input, binding("t"), 100) else { panic!() };
+        let open = |state: &str, tool, now| {
+            round_of(&sealer, None, Some(state), binding(tool), now).map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            open(&sealed, "t", 99).map(|round| round.state().cloned()),
+            Ok(Some(json!({"step": 1})))
+        );
+        for (state, tool, now, why) in [
+            (format!("{sealed}A"), "t", 99, "requestState"),
+            (sealed.clone(), "t", 100, "requestState has expired"),
+            (sealed.clone(), "u", 99, "requestState was made for another tool"),
+        ] {
+            let refused = open(&state, tool, now);
+            let Err(message) = refused else { panic!("{state} opened for {tool}") };
+            assert!(message.contains("-32602") && message.contains(why), "{message}");
+        }
+    }
+
+    #[test]
+    fn a_request_the_client_cannot_answer_becomes_the_failure() {
+        let input = InputRequired::new()
+            .request("ok", confirm_request("Sure?"))
+            .request("llm", InputRequest::sample_text("Hi", 10));
+        let result = checked(ToolResult::input_required(input.clone()), &[Capability::Sampling]);
+        assert_eq!(result.error().map(|e| e.code.as_str()), Some("input_required"));
+        let asks = [Capability::Sampling, Capability::ElicitationForm];
+        assert!(checked(ToolResult::input_required(input), &asks).is_input_required());
+    }
+}

@@ -1,6 +1,7 @@
 //! The `toolwire` command line: parse, render, validate and publish tool results, read stored
 //! results, and run the gateway.
 
+mod check;
 mod cmd;
 mod serve;
 mod tls;
@@ -56,6 +57,9 @@ enum Command {
     Read(cmd::read::ReadArgs),
     /// Run the gateway: every MCP revision over Streamable HTTP (default) or stdio.
     Serve(serve::ServeArgs),
+    /// Audit any MCP server (a URL, or a command after `--`) at every revision it offers and
+    /// for every host profile; prints a table tool × revision, exit 1 on any violation.
+    Check(cmd::check::CheckArgs),
 }
 
 fn main() -> ExitCode {
@@ -77,6 +81,7 @@ fn main() -> ExitCode {
         Command::Schema { target, shape, input } => cmd::schema::run(&target, &shape, input),
         Command::Read(args) => cmd::read::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::Check(args) => cmd::check::run(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

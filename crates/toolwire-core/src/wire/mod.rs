@@ -116,6 +116,17 @@ pub fn official_call_tool_result_violations(
     official::call_tool_result(revision).violations(value)
 }
 
+/// `value` against any definition of the revision's official schema, e.g. `ListToolsResult`,
+/// `InitializeResult` or (2026-07-28) `DiscoverResult`: what an auditing client checks beyond
+/// the `CallToolResult`. A definition the revision lacks is reported as one root violation.
+pub fn official_mcp_violations(
+    revision: McpRevision,
+    definition: &str,
+    value: &Value,
+) -> Vec<WireViolation> {
+    official::mcp_definition(revision, definition).violations(value)
+}
+
 /// Only the official-schema part of the check for A2A: `value` against `Task` of
 /// `spec/a2a/0.3/a2a.json` (0.3) or of the schema derived from `a2a.proto`,
 /// `spec/a2a/1.0/a2a.schema.json` (1.0).

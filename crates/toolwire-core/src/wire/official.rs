@@ -6,7 +6,9 @@
 //! `a2a.proto`, whose root is a `Task`. Format assertions are on for every draft, so a `uri` must
 //! be an RFC 3986 URI as the specifications require.
 
-use std::sync::OnceLock;
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use jsonschema::error::ValidationErrorKind;
 use jsonschema::{ValidationError, Validator};
@@ -26,12 +28,13 @@ const A2A_1_0: &str = include_str!("../../../../spec/a2a/1.0/a2a.schema.json");
 /// A compiled official schema, or why it could not be compiled (which would be a defect in the
 /// embedded copy; it is reported as a violation instead of a panic).
 pub(crate) struct Official {
-    name: &'static str,
+    name: Cow<'static, str>,
     validator: Result<Validator, String>,
 }
 
 impl Official {
-    fn compile(name: &'static str, root: Result<Value, String>) -> Self {
+    fn compile(name: impl Into<Cow<'static, str>>, root: Result<Value, String>) -> Self {
+        let name = name.into();
         let validator = root.and_then(|root| {
             jsonschema::options()
                 .should_validate_formats(true)
@@ -122,6 +125,29 @@ pub(crate) fn call_tool_result(revision: McpRevision) -> &'static Official {
     CELLS[slot].get_or_init(|| Official::compile(name, definition_root(text, "CallToolResult")))
 }
 
+/// The compiled definition `definition` (e.g. `ListToolsResult`) of the schema of `revision`,
+/// compiled on first use and kept for the life of the process.
+pub(crate) fn mcp_definition(revision: McpRevision, definition: &str) -> Arc<Official> {
+    type Cache = Mutex<HashMap<(McpRevision, String), Arc<Official>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(Cache::default);
+    let key = (revision, definition.to_owned());
+    if let Some(found) = cache.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
+        return found.clone();
+    }
+    let text = match revision {
+        McpRevision::V2024_11_05 => MCP_2024_11_05,
+        McpRevision::V2025_03_26 => MCP_2025_03_26,
+        McpRevision::V2025_06_18 => MCP_2025_06_18,
+        McpRevision::V2025_11_25 => MCP_2025_11_25,
+        McpRevision::V2026_07_28 => MCP_2026_07_28,
+    };
+    let name = format!("official {} {definition}", revision.as_str());
+    let compiled = Arc::new(Official::compile(name, definition_root(text, definition)));
+    cache.lock().unwrap_or_else(PoisonError::into_inner).insert(key, compiled.clone());
+    compiled
+}
+
 /// The compiled 2026-07-28 `InputRequiredResult` schema (SEP-2322).
 pub(crate) fn input_required_result() -> &'static Official {
     static CELL: OnceLock<Official> = OnceLock::new();
@@ -197,6 +223,32 @@ mod tests {
                 official.validator.as_ref().err()
             );
         }
+    }
+
+    #[test]
+    fn any_definition_of_a_revision_compiles_and_a_missing_one_is_one_violation() {
+        for revision in McpRevision::ALL {
+            let tools = mcp_definition(revision, "ListToolsResult");
+            assert!(
+                tools.validator.is_ok(),
+                "{}: {:?}",
+                tools.name,
+                tools.validator.as_ref().err()
+            );
+        }
+        let valid = json!({"tools": [{"name": "t", "inputSchema": {"type": "object"}}]});
+        assert!(
+            mcp_definition(McpRevision::V2025_06_18, "ListToolsResult")
+                .violations(&valid)
+                .is_empty()
+        );
+        let found =
+            mcp_definition(McpRevision::V2025_11_25, "DiscoverResult").violations(&json!({}));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(
+            found[0].message,
+            "official 2025-11-25 DiscoverResult does not compile: the schema has no `DiscoverResult` definition"
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! One module per command; each returns `Ok(())` or a [`Failure`] with its exit code.
 
+pub mod check;
 pub mod parse;
 pub mod read;
 pub mod render;

@@ -1,0 +1,374 @@
+//! What each `tools/call` answer is checked against: the expected outcome, the official
+//! `CallToolResult` schema of the revision, toolwire's wire contract, the tool's outputSchema
+//! (all three through `toolwire_core::wire`), the text-mirror rule, the size limit of the
+//! revision, and for host profiles their cap and what a structured reader would show the model
+//! (`toolwire_core::host::model_view`).
+
+use serde_json::Value;
+use toolwire_core::host::{HostProfile, Reads, model_view};
+use toolwire_core::lower::mcp::{McpCaps, StructuredCap};
+use toolwire_core::mapper::DEFAULT_LIMIT;
+use toolwire_core::wire::{self, WireViolation};
+use toolwire_core::{McpRevision, Target};
+
+use super::cases::{Case, Expect};
+use super::client::location;
+use super::definitions::ToolDef;
+use super::transport::Answer;
+use super::{Finding, rules};
+
+/// The most facts quoted in one finding.
+const QUOTED: usize = 3;
+/// The most characters of one quoted fact.
+const QUOTE_CHARS: usize = 60;
+
+/// One call being checked.
+pub struct Context<'a> {
+    /// The revision spoken.
+    pub revision: McpRevision,
+    /// The tool called, as this connection listed it.
+    pub tool: &'a ToolDef,
+    /// The case.
+    pub case: &'a Case,
+    /// The host profile the connection presented, `None` for the generic client.
+    pub host: Option<&'a HostProfile>,
+}
+
+impl Context<'_> {
+    fn finding(&self, check: &'static str, path: &str, message: impl Into<String>) -> Finding {
+        let at = if path.is_empty() {
+            format!("tools/call {}", self.case.label)
+        } else {
+            format!("tools/call {} {path}", self.case.label)
+        };
+        Finding::tool(self.revision, &self.tool.name, check, at, message)
+    }
+}
+
+/// Every finding about the answer to one call.
+pub fn check(context: &Context<'_>, answer: &Answer) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let Some(result) = answer.result() else {
+        rpc_error(context, answer, &mut out);
+        return out;
+    };
+    outcome(context, result, &mut out);
+    let target = Target::Mcp(context.revision);
+    let text = result.to_string();
+    let official = wire::official_call_tool_result_violations(context.revision, result);
+    let valid = wire::check(target, &text);
+    // Where the revision has no `structuredContent`, a listed outputSchema is a definition
+    // finding; results are not held to it.
+    let schema = match McpCaps::of(context.revision).structured_content {
+        StructuredCap::Never => None,
+        _ => context.tool.output_schema(),
+    };
+    let with_schema = wire::check_with_schema(target, &text, schema);
+    // `check` appends the contract to the official violations, and `check_with_schema` the
+    // outputSchema ones to both, so the tails are each part's own.
+    let parts: [(&'static str, &[WireViolation]); 3] = [
+        ("official-schema", &official),
+        ("wire-contract", valid.get(official.len()..).unwrap_or_default()),
+        ("output-schema", with_schema.get(valid.len()..).unwrap_or_default()),
+    ];
+    for (check, violations) in parts {
+        for violation in violations {
+            out.push(context.finding(check, &location(violation), violation.message.clone()));
+        }
+    }
+    text_mirror(context, result, &mut out);
+    let over = text.len() > DEFAULT_LIMIT;
+    if over {
+        out.push(context.finding(
+            "size",
+            "",
+            format!(
+                "{} bytes, over the {DEFAULT_LIMIT}-byte limit of mcp-{}; store it and send a resource_link",
+                text.len(),
+                context.revision.as_str()
+            ),
+        ));
+    }
+    if let Some(host) = context.host {
+        host_view(context, host, result, over, &mut out);
+    }
+    out
+}
+
+/// A JSON-RPC error where a result was due.
+fn rpc_error(context: &Context<'_>, answer: &Answer, out: &mut Vec<Finding>) {
+    let error = answer.error_text();
+    match &context.case.expect {
+        Expect::ArgumentError { missing } if rules(context.revision).argument_errors_as_results => {
+            out.push(context.finding(
+                "argument-error",
+                "",
+                format!(
+                    "a call without the required argument `{missing}` was answered with JSON-RPC error {error}; from 2025-11-25 on it is an `isError` result the model can read and correct"
+                ),
+            ));
+        }
+        Expect::ArgumentError { .. } => {}
+        _ if answer.error().is_some() => out.push(context.finding(
+            "call",
+            "",
+            format!(
+                "answered with JSON-RPC error {error}; a tool's failure is an `isError` result"
+            ),
+        )),
+        _ => {
+            out.push(context.finding("call", "", "the answer carries neither `result` nor `error`"))
+        }
+    }
+}
+
+/// The result against the case's expected outcome.
+fn outcome(context: &Context<'_>, result: &Value, out: &mut Vec<Finding>) {
+    let failed = result.get("isError") == Some(&Value::Bool(true));
+    let message = match (&context.case.expect, failed) {
+        (Expect::Success, true) => {
+            format!("expected a success, got an `isError` result: {}", quote(&first_text(result)))
+        }
+        (Expect::Error, false) => "expected an `isError` result, got a success".to_owned(),
+        (Expect::ArgumentError { missing }, false) => format!(
+            "a call without the required argument `{missing}` succeeded; the tool does not check its input"
+        ),
+        _ => return,
+    };
+    out.push(context.finding("outcome", "/isError", message));
+}
+
+fn first_text(result: &Value) -> String {
+    result
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find_map(|block| block.get("text").and_then(Value::as_str))
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// Everything in `structuredContent` must also reach a reader of the text blocks.
+fn text_mirror(context: &Context<'_>, result: &Value, out: &mut Vec<Finding>) {
+    let Some(structured) = result.get("structuredContent") else {
+        return;
+    };
+    let view = model_view(result, Reads::Content);
+    let mut missing = Vec::new();
+    leaves(structured, "/structuredContent", None, &mut |path, key, leaf| {
+        if !shows(&view, key, leaf) {
+            missing.push(path.to_owned());
+        }
+    });
+    if let Some(first) = missing.first() {
+        out.push(context.finding(
+            "text-mirror",
+            first,
+            format!(
+                "no text block carries {} of `structuredContent` ({}); a host that reads only the content blocks never shows it",
+                plural(missing.len(), "value"),
+                shown_list(&missing)
+            ),
+        ));
+    }
+}
+
+/// The host's cap, and what a structured reader would not show the model.
+fn host_view(
+    context: &Context<'_>,
+    host: &HostProfile,
+    result: &Value,
+    over: bool,
+    out: &mut Vec<Finding>,
+) {
+    let view = model_view(result, host.reads);
+    if let Some(cap) = host.max_result_bytes
+        && !over
+        && view.len() > cap
+    {
+        out.push(context.finding(
+            "host-cap",
+            "",
+            format!(
+                "the model would be given {} bytes; this host shows at most {cap} and cuts the rest",
+                view.len()
+            ),
+        ));
+    }
+    if host.reads != Reads::Structured || result.get("structuredContent").is_none() {
+        return;
+    }
+    let lost: Vec<String> = content_facts(result)
+        .into_iter()
+        .filter(|fact| !view.contains(fact.as_str()) && !view.contains(&escaped(fact)))
+        .map(|fact| quote(&fact))
+        .collect();
+    if !lost.is_empty() {
+        out.push(context.finding(
+            "host-completeness",
+            "/structuredContent",
+            format!(
+                "a host that reads only `structuredContent` would not show the model {} of the content blocks ({})",
+                plural(lost.len(), "fact"),
+                shown_list(&lost)
+            ),
+        ));
+    }
+}
+
+/// What the content blocks tell the model that a structured reader could lose: prose (text
+/// blocks that are not JSON: JSON text is the mirror of the structured data), link URIs, and
+/// the line a host shows for an image or audio block.
+fn content_facts(result: &Value) -> Vec<String> {
+    let mut facts = Vec::new();
+    for block in result.get("content").and_then(Value::as_array).into_iter().flatten() {
+        let field = |key: &str| block.get(key).and_then(Value::as_str);
+        match field("type") {
+            Some("text") => {
+                let text = field("text").unwrap_or_default().trim();
+                let json = serde_json::from_str::<Value>(text)
+                    .is_ok_and(|v| v.is_object() || v.is_array());
+                if !json && !text.is_empty() {
+                    facts.push(text.to_owned());
+                }
+            }
+            Some("resource_link") => facts.push(field("uri").unwrap_or_default().to_owned()),
+            Some(kind @ ("image" | "audio")) => {
+                facts.push(format!("[{kind} {}]", field("mimeType").unwrap_or_default()));
+            }
+            _ => {}
+        }
+    }
+    facts
+}
+
+/// Calls `visit(path, key, leaf)` for every scalar below `value`, skipping `_meta` members
+/// (metadata such as timestamps, not the result).
+fn leaves(
+    value: &Value,
+    path: &str,
+    key: Option<&str>,
+    visit: &mut dyn FnMut(&str, Option<&str>, &Value),
+) {
+    match value {
+        Value::Object(fields) => {
+            for (name, inner) in fields {
+                if name == "_meta" {
+                    continue;
+                }
+                let here = format!("{path}/{}", name.replace('~', "~0").replace('/', "~1"));
+                leaves(inner, &here, Some(name), visit);
+            }
+        }
+        Value::Array(items) => {
+            for (i, inner) in items.iter().enumerate() {
+                leaves(inner, &format!("{path}/{i}"), key, visit);
+            }
+        }
+        Value::String(text) if text.is_empty() => {}
+        _ => visit(path, key, value),
+    }
+}
+
+/// Whether `view` shows the scalar `leaf` (sitting under `key`): a string or number by its text,
+/// a boolean or null by its key (the value alone says nothing).
+fn shows(view: &str, key: Option<&str>, leaf: &Value) -> bool {
+    match leaf {
+        Value::String(text) => view.contains(text.as_str()) || view.contains(&escaped(text)),
+        Value::Number(number) => view.contains(&number.to_string()),
+        _ => match key {
+            Some(key) => view.contains(key),
+            None => view.contains(&leaf.to_string()),
+        },
+    }
+}
+
+/// `text` as it appears inside a JSON string.
+fn escaped(text: &str) -> String {
+    let quoted = Value::String(text.to_owned()).to_string();
+    quoted[1..quoted.len() - 1].to_owned()
+}
+
+fn quote(text: &str) -> String {
+    let cut: String = text.chars().take(QUOTE_CHARS).collect();
+    if cut.len() < text.len() { format!("\"{cut}…\"") } else { format!("\"{cut}\"") }
+}
+
+fn plural(count: usize, noun: &str) -> String {
+    if count == 1 { format!("1 {noun}") } else { format!("{count} {noun}s") }
+}
+
+fn shown_list(items: &[String]) -> String {
+    let mut shown: Vec<&str> = items.iter().take(QUOTED).map(String::as_str).collect();
+    let more = items.len().saturating_sub(QUOTED);
+    let tail = format!("and {more} more");
+    if more > 0 {
+        shown.push(&tail);
+    }
+    shown.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn tool(output_schema: Option<Value>) -> ToolDef {
+        let mut raw = json!({"name": "t", "inputSchema": {"type": "object"}});
+        if let (Some(schema), Some(fields)) = (output_schema, raw.as_object_mut()) {
+            fields.insert("outputSchema".to_owned(), schema);
+        }
+        ToolDef { name: "t".to_owned(), raw }
+    }
+
+    fn found(
+        revision: McpRevision,
+        tool: &ToolDef,
+        host: Option<&HostProfile>,
+        result: Value,
+    ) -> Vec<(&'static str, String)> {
+        let case = Case { label: "minimal".to_owned(), arguments: None, expect: Expect::Any };
+        let context = Context { revision, tool, case: &case, host };
+        let answer = Answer { message: json!({"jsonrpc": "2.0", "id": 1, "result": result}) };
+        check(&context, &answer).into_iter().map(|f| (f.check, f.at)).collect()
+    }
+
+    #[test]
+    fn a_mirrored_result_is_clean_for_every_reader() {
+        let result = json!({"content": [{"type": "text", "text": "{\"n\":3,\"ok\":true}"}], "structuredContent": {"n": 3, "ok": true}});
+        let tool = tool(Some(json!({"type": "object"})));
+        assert_eq!(found(McpRevision::V2025_06_18, &tool, None, result.clone()), vec![]);
+        let hosts = toolwire_core::host::HostProfiles::builtin();
+        for host in hosts.iter() {
+            assert_eq!(
+                found(McpRevision::V2025_06_18, &tool, Some(host), result.clone()),
+                vec![],
+                "{}",
+                host.name
+            );
+        }
+    }
+
+    #[test]
+    fn a_value_only_in_structured_content_breaks_the_mirror() {
+        let result = json!({"content": [{"type": "text", "text": "3 items"}], "structuredContent": {"n": 3, "next": "c2"}});
+        assert_eq!(
+            found(McpRevision::V2025_11_25, &tool(None), None, result),
+            vec![("text-mirror", "tools/call minimal /structuredContent/next".to_owned())]
+        );
+    }
+
+    #[test]
+    fn a_structured_reader_loses_the_prose() {
+        let result = json!({"content": [{"type": "text", "text": "{\"n\":3}"}, {"type": "text", "text": "Dry run: nothing changed"}],
+                            "structuredContent": {"n": 3}});
+        let hosts = toolwire_core::host::HostProfiles::builtin();
+        let vscode = hosts.by_name("vscode");
+        assert_eq!(
+            found(McpRevision::V2025_06_18, &tool(None), vscode, result),
+            vec![("host-completeness", "tools/call minimal /structuredContent".to_owned())]
+        );
+    }
+}

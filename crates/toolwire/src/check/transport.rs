@@ -1,0 +1,477 @@
+//! The two ways `toolwire check` reaches a server — Streamable HTTP and a child process on stdio
+//! — as one raw JSON-RPC channel.
+//!
+//! The channel hands back every message exactly as the server sent it (parsed with key order and
+//! numbers kept). A typed MCP client would deserialize results into its own types and drop or
+//! default what it does not know, which is exactly what an audit must see.
+
+use std::collections::VecDeque;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+/// Where the server is.
+#[derive(Debug, Clone)]
+pub enum Endpoint {
+    /// A Streamable HTTP endpoint, with the extra headers (`--token`, `--header`) for every POST.
+    Http {
+        /// The MCP endpoint URL.
+        url: String,
+        /// Header name and value pairs sent with every request.
+        headers: Vec<(String, String)>,
+    },
+    /// A command started once per connection, speaking newline-delimited JSON-RPC on stdio.
+    Command {
+        /// The program.
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+    },
+}
+
+impl Endpoint {
+    /// How the endpoint is shown in the report.
+    pub fn describe(&self) -> String {
+        match self {
+            Endpoint::Http { url, .. } => url.clone(),
+            Endpoint::Command { program, args } => std::iter::once(program.as_str())
+                .chain(args.iter().map(String::as_str))
+                .fold(String::new(), |mut out, word| {
+                    if !out.is_empty() {
+                        out.push(' ');
+                    }
+                    out.push_str(word);
+                    out
+                }),
+        }
+    }
+}
+
+/// Why a message could not be exchanged at all (as opposed to an answer that breaks a rule).
+#[derive(Debug, thiserror::Error)]
+pub enum TransportError {
+    /// The HTTP request failed before an answer arrived.
+    #[error("cannot reach {url}: {reason}")]
+    Http {
+        /// The endpoint.
+        url: String,
+        /// What reqwest said.
+        reason: String,
+    },
+    /// The HTTP answer was not a JSON-RPC message.
+    #[error("HTTP {status} without a JSON-RPC message: {body}")]
+    Status {
+        /// The status code.
+        status: u16,
+        /// The start of the body.
+        body: String,
+    },
+    /// The command could not be started.
+    #[error("cannot start `{program}`: {reason}")]
+    Spawn {
+        /// The program.
+        program: String,
+        /// The operating system's reason.
+        reason: String,
+    },
+    /// The child process closed stdout or its stdin broke.
+    #[error("the server process ended{}", tail(.stderr))]
+    Closed {
+        /// The last lines it wrote to standard error.
+        stderr: String,
+    },
+    /// No answer within the timeout.
+    #[error("no answer to `{method}` within {seconds} s")]
+    Timeout {
+        /// The request method.
+        method: String,
+        /// The timeout.
+        seconds: u64,
+    },
+}
+
+fn tail(stderr: &str) -> String {
+    if stderr.trim().is_empty() {
+        String::new()
+    } else {
+        format!("; its stderr: {}", stderr.trim())
+    }
+}
+
+/// The most standard error kept from a child process, for the message when it ends.
+const STDERR_TAIL: usize = 2048;
+/// The most of a non-JSON-RPC HTTP body quoted in an error.
+const BODY_QUOTE: usize = 300;
+
+/// One connection: an HTTP session (its `Mcp-Session-Id` once the server gives one) or one child
+/// process.
+pub struct Channel {
+    inner: Inner,
+    timeout: Duration,
+    next_id: u64,
+    /// Lines on the child's stdout that were not JSON-RPC messages (stdio allows nothing else).
+    pub stray_lines: Vec<String>,
+}
+
+enum Inner {
+    Http {
+        client: reqwest::Client,
+        url: String,
+        headers: Vec<(String, String)>,
+        session: Option<String>,
+    },
+    Stdio(Box<StdioProcess>),
+}
+
+struct StdioProcess {
+    // Killed when the channel is dropped without `close`.
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    stderr: Arc<Mutex<VecDeque<u8>>>,
+}
+
+/// A JSON-RPC answer to one request: the whole message as sent.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// The response message (`result` or `error`).
+    pub message: Value,
+}
+
+impl Answer {
+    /// The `result` member, when the server answered with one.
+    pub fn result(&self) -> Option<&Value> {
+        self.message.get("result")
+    }
+
+    /// The `error` member, when the server answered with one.
+    pub fn error(&self) -> Option<&Value> {
+        self.message.get("error")
+    }
+
+    /// `code: message` of a JSON-RPC error answer, for the report.
+    pub fn error_text(&self) -> String {
+        let error = self.error().unwrap_or(&Value::Null);
+        let code = error.get("code").map_or_else(|| "?".to_owned(), ToString::to_string);
+        let message = error.get("message").and_then(Value::as_str).unwrap_or("");
+        format!("{code} {message}").trim_end().to_owned()
+    }
+}
+
+impl Channel {
+    /// Opens a connection: an HTTP client (nothing is sent yet) or a started child process.
+    pub fn open(endpoint: &Endpoint, timeout: Duration) -> Result<Self, TransportError> {
+        let inner = match endpoint {
+            Endpoint::Http { url, headers } => {
+                let client =
+                    reqwest::Client::builder().timeout(timeout).build().map_err(|err| {
+                        TransportError::Http { url: url.clone(), reason: err.to_string() }
+                    })?;
+                Inner::Http { client, url: url.clone(), headers: headers.clone(), session: None }
+            }
+            Endpoint::Command { program, args } => Inner::Stdio(Box::new(spawn(program, args)?)),
+        };
+        Ok(Self { inner, timeout, next_id: 1, stray_lines: Vec::new() })
+    }
+
+    /// Sends the request `method` with `params` and returns the server's answer to it.
+    /// `headers` are the per-request HTTP headers of the revision (ignored on stdio).
+    pub async fn request(
+        &mut self,
+        method: &str,
+        params: Value,
+        headers: &[(String, String)],
+    ) -> Result<Answer, TransportError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let timeout = self.timeout;
+        let exchange = async {
+            match &mut self.inner {
+                Inner::Http { client, url, headers: fixed, session } => {
+                    http_exchange(client, url, fixed, headers, session, &message, Some(id)).await
+                }
+                Inner::Stdio(process) => {
+                    process.send(&message).await?;
+                    process.answer(id, &mut self.stray_lines).await
+                }
+            }
+        };
+        match tokio::time::timeout(timeout, exchange).await {
+            Ok(answer) => answer.map(|message| Answer { message: message.unwrap_or(Value::Null) }),
+            Err(_) => Err(TransportError::Timeout {
+                method: method.to_owned(),
+                seconds: timeout.as_secs(),
+            }),
+        }
+    }
+
+    /// Sends the notification `method` (no answer expected).
+    pub async fn notify(
+        &mut self,
+        method: &str,
+        headers: &[(String, String)],
+    ) -> Result<(), TransportError> {
+        let message = json!({"jsonrpc": "2.0", "method": method});
+        match &mut self.inner {
+            Inner::Http { client, url, headers: fixed, session } => {
+                http_exchange(client, url, fixed, headers, session, &message, None).await.map(drop)
+            }
+            Inner::Stdio(process) => process.send(&message).await,
+        }
+    }
+}
+
+/// How long a child process gets to exit after its stdin closes before it is killed.
+const EXIT_GRACE: Duration = Duration::from_secs(3);
+
+impl Channel {
+    /// Ends the connection. A child process has its stdin closed (the stdio transport's
+    /// shutdown) and is waited for, killed after a grace period, so the next connection never
+    /// overlaps it (servers that lock their data directory start one at a time).
+    pub async fn close(self) {
+        if let Inner::Stdio(process) = self.inner {
+            let StdioProcess { mut child, stdin, .. } = *process;
+            drop(stdin);
+            if tokio::time::timeout(EXIT_GRACE, child.wait()).await.is_err() {
+                let _ = child.kill().await;
+            }
+        }
+    }
+}
+
+/// POSTs `message`; for a request (`id` given) reads the answer, from a JSON body or the SSE
+/// stream, until the response with that id arrives.
+async fn http_exchange(
+    client: &reqwest::Client,
+    url: &str,
+    fixed: &[(String, String)],
+    headers: &[(String, String)],
+    session: &mut Option<String>,
+    message: &Value,
+    id: Option<u64>,
+) -> Result<Option<Value>, TransportError> {
+    let failed =
+        |err: reqwest::Error| TransportError::Http { url: url.to_owned(), reason: err.to_string() };
+    let request = post(client, url, fixed, headers, session.as_deref(), message)
+        .header("Accept", "application/json, text/event-stream");
+    let mut response = request.send().await.map_err(failed)?;
+    if let Some(value) = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()) {
+        *session = Some(value.to_owned());
+    }
+    let status = response.status().as_u16();
+    let Some(id) = id else {
+        return Ok(None);
+    };
+    let event_stream = response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"));
+    let mut body = Vec::new();
+    let mut seen = 0;
+    let broke = |err: reqwest::Error| TransportError::Http {
+        url: url.to_owned(),
+        reason: format!("the answer broke off: {err}"),
+    };
+    while let Some(chunk) = response.chunk().await.map_err(broke)? {
+        body.extend_from_slice(&chunk);
+        if !event_stream {
+            continue;
+        }
+        let messages = sse_messages(&body);
+        for message in messages.iter().skip(seen) {
+            if is_response_to(message, id) {
+                return Ok(Some(message.clone()));
+            }
+            // A server waiting on an answer from the client (elicitation, sampling, roots)
+            // would hold the call until the timeout.
+            if let Some(refusal) = refusal_of(message) {
+                let post = post(client, url, fixed, headers, session.as_deref(), &refusal);
+                tokio::spawn(async move {
+                    let _ = post.send().await;
+                });
+            }
+        }
+        seen = messages.len();
+    }
+    let text = String::from_utf8_lossy(&body);
+    let found = if event_stream {
+        sse_messages(&body).into_iter().find(|message| is_response_to(message, id))
+    } else {
+        serde_json::from_str::<Value>(&text).ok().filter(|v| v.get("jsonrpc").is_some())
+    };
+    found.map(Some).ok_or_else(|| TransportError::Status {
+        status,
+        body: text.chars().take(BODY_QUOTE).collect::<String>(),
+    })
+}
+
+/// A POST of `message` with the fixed headers, the revision's headers and the session.
+fn post(
+    client: &reqwest::Client,
+    url: &str,
+    fixed: &[(String, String)],
+    headers: &[(String, String)],
+    session: Option<&str>,
+    message: &Value,
+) -> reqwest::RequestBuilder {
+    let mut request =
+        client.post(url).header("Content-Type", "application/json").body(message.to_string());
+    for (name, value) in fixed.iter().chain(headers) {
+        request = request.header(name, value);
+    }
+    if let Some(session) = session {
+        request = request.header("Mcp-Session-Id", session);
+    }
+    request
+}
+
+/// The JSON-RPC messages of the complete `data:` events of an SSE body so far.
+fn sse_messages(body: &[u8]) -> Vec<Value> {
+    let text = String::from_utf8_lossy(body);
+    let complete = &text[..text.rfind("\n\n").map_or(0, |at| at + 2)];
+    complete
+        .split("\n\n")
+        .filter_map(|event| {
+            let data: Vec<&str> = event
+                .lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .map(|data| data.strip_prefix(' ').unwrap_or(data))
+                .collect();
+            serde_json::from_str::<Value>(&data.join("\n")).ok()
+        })
+        .collect()
+}
+
+/// The answer to a request from the server: this client offers no features.
+fn refusal_of(message: &Value) -> Option<Value> {
+    let id = message.get("id")?;
+    message.get("method")?;
+    Some(json!({"jsonrpc": "2.0", "id": id,
+        "error": {"code": -32601, "message": "toolwire check offers no client features"}}))
+}
+
+fn is_response_to(message: &Value, id: u64) -> bool {
+    message.get("id").and_then(Value::as_u64) == Some(id)
+        && (message.get("result").is_some() || message.get("error").is_some())
+}
+
+fn spawn(program: &str, args: &[String]) -> Result<StdioProcess, TransportError> {
+    let spawn_failed =
+        |reason: String| TransportError::Spawn { program: program.to_owned(), reason };
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|err| spawn_failed(err.to_string()))?;
+    let (Some(stdin), Some(stdout), Some(mut stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        return Err(spawn_failed("its standard streams are not available".to_owned()));
+    };
+    let kept = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_TAIL)));
+    let sink = kept.clone();
+    // Drain stderr so a chatty server never blocks on a full pipe; keep the tail for errors.
+    tokio::spawn(async move {
+        let mut buffer = [0u8; 1024];
+        while let Ok(read) = stderr.read(&mut buffer).await {
+            if read == 0 {
+                break;
+            }
+            let mut tail = sink.lock().unwrap_or_else(PoisonError::into_inner);
+            tail.extend(&buffer[..read]);
+            let excess = tail.len().saturating_sub(STDERR_TAIL);
+            tail.drain(..excess);
+        }
+    });
+    Ok(StdioProcess { child, stdin, stdout: BufReader::new(stdout), stderr: kept })
+}
+
+impl StdioProcess {
+    fn closed(&self) -> TransportError {
+        let tail = self.stderr.lock().unwrap_or_else(PoisonError::into_inner);
+        let bytes: Vec<u8> = tail.iter().copied().collect();
+        TransportError::Closed { stderr: String::from_utf8_lossy(&bytes).into_owned() }
+    }
+
+    async fn send(&mut self, message: &Value) -> Result<(), TransportError> {
+        let mut line = message.to_string();
+        line.push('\n');
+        if self.stdin.write_all(line.as_bytes()).await.is_err() || self.stdin.flush().await.is_err()
+        {
+            return Err(self.closed());
+        }
+        Ok(())
+    }
+
+    /// Reads stdout until the response to `id`; answers requests from the server (this client
+    /// offers no capabilities) and skips notifications.
+    async fn answer(
+        &mut self,
+        id: u64,
+        stray: &mut Vec<String>,
+    ) -> Result<Option<Value>, TransportError> {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            match self.stdout.read_line(&mut line).await {
+                Ok(0) | Err(_) => return Err(self.closed()),
+                Ok(_) => {}
+            }
+            let text = line.trim_end_matches(['\r', '\n']);
+            let message = match serde_json::from_str::<Value>(text) {
+                Ok(message) if message.get("jsonrpc").is_some() => message,
+                _ => {
+                    stray.push(text.chars().take(BODY_QUOTE).collect());
+                    continue;
+                }
+            };
+            if is_response_to(&message, id) {
+                return Ok(Some(message));
+            }
+            if let Some(refusal) = refusal_of(&message) {
+                self.send(&refusal).await?;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sse_messages_are_read_once_their_event_is_complete() {
+        let body = b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"elicitation/create\"}\n\nid: 7\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}";
+        let messages = sse_messages(body);
+        assert_eq!(messages.len(), 1);
+        assert_eq!(
+            refusal_of(&messages[0]),
+            Some(json!({"jsonrpc": "2.0", "id": 9,
+                "error": {"code": -32601, "message": "toolwire check offers no client features"}}))
+        );
+        let mut complete = body.to_vec();
+        complete.extend_from_slice(b"\n\n");
+        let messages = sse_messages(&complete);
+        assert!(is_response_to(&messages[1], 3));
+        assert!(!is_response_to(&messages[1], 4));
+        assert_eq!(refusal_of(&messages[1]), None);
+    }
+
+    #[test]
+    fn a_command_endpoint_is_shown_as_its_command_line() {
+        let endpoint = Endpoint::Command {
+            program: "python".to_owned(),
+            args: vec!["-m".to_owned(), "server".to_owned()],
+        };
+        assert_eq!(endpoint.describe(), "python -m server");
+    }
+}

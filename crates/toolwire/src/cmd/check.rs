@@ -1,0 +1,201 @@
+//! `toolwire check <URL>` / `toolwire check -- <command> <args…>`: audits an MCP server at every
+//! revision it offers and for every host profile (DESIGN §13), prints the table (or JSON with
+//! `--format json`) on stdout.
+//!
+//! Exit 0 when nothing was found, 1 on any violation, 2 for a bad flag, an unreadable cases
+//! file, or a server that cannot be reached or speaks no known revision.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::{Failure, print_line};
+use crate::check::transport::Endpoint;
+use crate::check::{self, Options, Progress, cases};
+
+/// The arguments of `toolwire check`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// The server's Streamable HTTP endpoint, e.g. `http://127.0.0.1:8080/mcp`.
+    pub url: Option<String>,
+    /// A server to start and speak to over stdio, after `--`: `toolwire check -- python server.py`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+    /// A bearer token sent as `Authorization: Bearer <TOKEN>` (HTTP).
+    #[arg(long, env = "TOOLWIRE_CHECK_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// An extra HTTP header, `Name: value`; repeatable.
+    #[arg(long = "header", value_name = "NAME: VALUE")]
+    pub headers: Vec<String>,
+    /// A JSON file of cases (`[{"tool", "arguments", "expect": "success"|"error"|"any"}]`);
+    /// without it, cases are generated from each input schema.
+    #[arg(long, value_name = "FILE")]
+    pub cases: Option<PathBuf>,
+    /// Also call tools not annotated `readOnlyHint: true` with generated cases.
+    #[arg(long)]
+    pub allow_writes: bool,
+    /// Check results for these host profiles only (repeatable); `none` for no host profiles.
+    #[arg(long = "host", value_name = "NAME")]
+    pub hosts: Vec<String>,
+    /// `text` (a table) or `json`.
+    #[arg(long, default_value = "text")]
+    pub format: String,
+    /// Seconds to wait for one answer.
+    #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+    pub timeout: u64,
+}
+
+/// Runs the command.
+pub fn run(args: CheckArgs) -> Result<(), Failure> {
+    let json = match args.format.as_str() {
+        "text" => false,
+        "json" => true,
+        other => {
+            return Err(Failure::input(format!(
+                "--format: unknown format `{other}`; expected text or json"
+            )));
+        }
+    };
+    let options = options(args)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|err| Failure::input(format!("cannot start the runtime: {err}")))?;
+    let bar = Bar::new();
+    let report =
+        runtime.block_on(check::run(&options, &bar)).map_err(|err| Failure::input(err.to_string()));
+    bar.done();
+    let report = report?;
+    if json {
+        let text = serde_json::to_string_pretty(&report)
+            .map_err(|err| Failure::check(format!("cannot write the report: {err}")))?;
+        print_line(&text)?;
+    } else {
+        print_line(report.to_text().trim_end())?;
+    }
+    if report.has_violations() {
+        let count = report.summary.violations;
+        return Err(Failure::check(format!(
+            "{count} violation{}",
+            if count == 1 { "" } else { "s" }
+        )));
+    }
+    Ok(())
+}
+
+fn options(args: CheckArgs) -> Result<Options, Failure> {
+    let endpoint = match (args.url, args.command.split_first()) {
+        (Some(_), Some(_)) => {
+            return Err(Failure::input("give a URL or a command after `--`, not both"));
+        }
+        (None, None) => {
+            return Err(Failure::input("give the server's URL or a command after `--`"));
+        }
+        (Some(url), None) => {
+            let mut headers = Vec::new();
+            for header in &args.headers {
+                let Some((name, value)) = header.split_once(':') else {
+                    return Err(Failure::input(format!(
+                        "--header `{header}`: expected `Name: value`"
+                    )));
+                };
+                let name = name.trim();
+                if reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_err() {
+                    return Err(Failure::input(format!(
+                        "--header `{header}`: `{name}` is not a header name"
+                    )));
+                }
+                headers.push((name.to_owned(), value.trim().to_owned()));
+            }
+            if let Some(token) = &args.token {
+                headers.push(("Authorization".to_owned(), format!("Bearer {token}")));
+            }
+            Endpoint::Http { url, headers }
+        }
+        (None, Some((program, rest))) => {
+            if args.token.is_some() || !args.headers.is_empty() {
+                return Err(Failure::input(
+                    "--token and --header are for HTTP servers, not commands",
+                ));
+            }
+            Endpoint::Command { program: program.clone(), args: rest.to_vec() }
+        }
+    };
+    let cases = match &args.cases {
+        Some(path) => {
+            let shown = path.display();
+            let text = std::fs::read_to_string(path)
+                .map_err(|err| Failure::input(format!("--cases {shown}: {err}")))?;
+            Some(
+                cases::parse_file(&text)
+                    .map_err(|err| Failure::input(format!("--cases {shown}: {err}")))?,
+            )
+        }
+        None => None,
+    };
+    let builtin = check::builtin_hosts();
+    let hosts = if args.hosts.is_empty() {
+        builtin
+    } else if args.hosts == ["none"] {
+        Vec::new()
+    } else {
+        let mut chosen = Vec::new();
+        for name in &args.hosts {
+            let Some(profile) = builtin.iter().find(|p| &p.name == name) else {
+                let known: Vec<&str> = builtin.iter().map(|p| p.name.as_str()).collect();
+                return Err(Failure::input(format!(
+                    "--host: unknown host `{name}`; known: {}",
+                    known.join(", ")
+                )));
+            };
+            chosen.push(profile.clone());
+        }
+        chosen
+    };
+    Ok(Options {
+        endpoint,
+        timeout: Duration::from_secs(args.timeout.max(1)),
+        cases,
+        allow_writes: args.allow_writes,
+        hosts,
+    })
+}
+
+/// A progress bar on standard error, only when it is a terminal.
+struct Bar(Option<ProgressBar>);
+
+impl Bar {
+    fn new() -> Self {
+        if !std::io::stderr().is_terminal() {
+            return Self(None);
+        }
+        let bar = ProgressBar::new(0);
+        if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} calls  {msg}") {
+            bar.set_style(style);
+        }
+        Self(Some(bar))
+    }
+
+    fn done(&self) {
+        if let Some(bar) = &self.0 {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl Progress for Bar {
+    fn planned(&self, total: u64) {
+        if let Some(bar) = &self.0 {
+            bar.inc_length(total);
+        }
+    }
+
+    fn step(&self, what: &str) {
+        if let Some(bar) = &self.0 {
+            bar.set_message(what.to_owned());
+            bar.inc(1);
+        }
+    }
+}

@@ -65,6 +65,7 @@ CLIENT_TIMEOUT = 30.0
 # A call whose time span came this close to an outage counts as overlapping it: the gateway's
 # Redis connection notices a restart only on its next command.
 OUTAGE_GRACE = 2.0
+QUOTA = 8 << 30
 STORE_DOWN_READ = "The stored result could not be read"
 
 
@@ -461,6 +462,10 @@ def config(redis_port: int, app_port: int) -> str:
     return f"""[store]
 url = "redis://127.0.0.1:{redis_port}/"
 signing_keys_env = "{KEYS_ENV}"
+# Far over what a run stores (150 000 calls store about 270 MB): the quotas have tests of their
+# own, and a refusal at the quota reads like one while Redis is down.
+quota_total = {QUOTA}
+quota_per_principal = {QUOTA}
 
 [transport]
 max_connections = 4096

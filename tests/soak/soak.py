@@ -445,6 +445,7 @@ async def soak(url: str, gateway_pid: int, redis: Redis, args: argparse.Namespac
         "links_issued": len(out.links),
         "links_whole_at_end": whole_at_end,
         "reads_whole_total": out.reads_whole,
+        "reads_refused_during_outages": out.reads_during_outage,
         "rss_start_mib": round(rss_start / 1024, 1),
         "rss_peak_mib": round(peak[0] / 1024, 1),
         "rss_end_mib": round(rss_end / 1024, 1),

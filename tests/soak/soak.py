@@ -1,0 +1,574 @@
+"""Soak test of `toolwire serve`: many concurrent clients, both eras, Redis outages, a flaky app.
+
+Starts on loopback ports: `redis-server` (append-only file, fsync on every write, so what was
+stored survives a kill), the misbehaving app of `app.py`, and one gateway using that Redis as its
+store and the app as the `soak_app` tool. Then CLIENTS concurrent clients share CALLS `tools/call`
+requests. Client i speaks one revision: the handshake revisions (`initialize` + session) and the
+stateless 2026-07-28 one (revision in `_meta`), in turn. Each call is:
+
+- about 1 % `catalog_export` (a large result, offloaded to the store behind a link), whose link is
+  read back at once with `resources/read` and again at the end;
+- about 20 % `soak_app`, a third of which are told to misbehave (too slow, HTTP 500, garbage);
+- the rest the small demo tools (`catalog_search`, `catalog_get`, `catalog_count`).
+
+Meanwhile Redis is killed (SIGKILL) and restarted on the same port OUTAGES times, spread over the
+run, and the gateway's VmRSS is sampled from /proc.
+
+It asserts:
+- every call got a result or a clear error: a success, or an `isError` result with a known code
+  (`upstream_unavailable` for the app's misbehaviour; `tool_error` "could not be stored" for an
+  export while Redis was down), or a JSON-RPC error other than -32603 while Redis was down; a
+  `resources/read` overlapping an outage may fail, and only with -32603 "The stored result could
+  not be read" or another JSON-RPC error;
+- every issued link reads back whole (the same export as every other read) while Redis is up,
+  and all of them at the end;
+- nothing unexpected: no -32603, no HTTP error status, no call over the client timeout (a hang),
+  no dropped connection, no failure outside an outage;
+- the gateway's peak VmRSS stays under --rss-bound-mib.
+
+Prints a summary (also as JSON with --json FILE) and exits 0 when every assertion held.
+Usage: python soak.py --binary target/release/toolwire [--clients N] [--calls M] [--smoke]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import collections
+import json
+import os
+import random
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "clients"))
+from loopback import free_port, wait_for_port  # noqa: E402
+
+STATELESS = "2026-07-28"
+HANDSHAKE = ["2025-03-26", "2025-06-18", "2025-11-25"]
+KEYS_ENV = "TOOLWIRE_SIGNING_KEYS"
+TOKEN = "soak-" + secrets.token_hex(12)
+APP_TIMEOUT_MS = 500
+APP_SLOW_SECONDS = 1.5
+CLIENT_TIMEOUT = 30.0
+# A call whose time span came this close to an outage counts as overlapping it: the gateway's
+# Redis connection notices a restart only on its next command.
+OUTAGE_GRACE = 2.0
+QUOTA = 8 << 30
+STORE_DOWN_READ = "The stored result could not be read"
+
+
+@dataclass
+class Outcomes:
+    """What happened, by kind; `unexpected` lists the first few details of each failing kind."""
+
+    counts: collections.Counter[str] = field(default_factory=collections.Counter)
+    unexpected: dict[str, list[str]] = field(default_factory=dict)
+    links: list[tuple[str, int]] = field(default_factory=list)  # (uri, client)
+    export_reference: str | None = None
+    reads_whole: int = 0
+    reads_during_outage: int = 0
+
+    def bad(self, kind: str, detail: str) -> None:
+        self.counts["UNEXPECTED " + kind] += 1
+        self.unexpected.setdefault(kind, [])
+        if len(self.unexpected[kind]) < 5:
+            self.unexpected[kind].append(detail[:400])
+
+
+class Redis:
+    """The store's Redis, killed and restarted on one port; remembers when it was down."""
+
+    def __init__(self, binary: str, port: int, work: Path) -> None:
+        self.binary, self.port, self.work = binary, port, work
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.down: list[list[float]] = []  # [killed at, back at (inf while down)]
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "yes", "--appendfsync", "always", "--dir", str(self.work)],
+            stdout=subprocess.DEVNULL,
+        )
+        wait_for_port(self.port, self.proc, "redis-server")
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.down.append([time.monotonic(), float("inf")])
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def restart(self) -> None:
+        self.start()
+        self.down[-1][1] = time.monotonic()
+
+    def overlaps(self, start: float, end: float) -> bool:
+        return any(start <= back + OUTAGE_GRACE and end >= killed - OUTAGE_GRACE for killed, back in self.down)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def message_of(response: httpx.Response) -> Any:
+    """The JSON-RPC message of an answer: a JSON body or the last `data:` event holding one."""
+    text = response.text
+    if response.headers.get("content-type", "").startswith("text/event-stream"):
+        message = None
+        for line in text.splitlines():
+            if line.startswith("data:"):
+                try:
+                    message = json.loads(line[5:])
+                except ValueError:
+                    continue
+        return message
+    return json.loads(text) if text else None
+
+
+class Client:
+    """One MCP client over Streamable HTTP, speaking one revision, on one connection."""
+
+    def __init__(self, url: str, revision: str, number: int) -> None:
+        self.url, self.revision, self.number = url, revision, number
+        self.http = httpx.AsyncClient(
+            timeout=httpx.Timeout(CLIENT_TIMEOUT),
+            limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
+        )
+        self.session: str | None = None
+        self.next_id = 1
+
+    def headers(self, method: str, params: dict[str, Any]) -> dict[str, str]:
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "Authorization": f"Bearer {TOKEN}",
+        }
+        if self.session:
+            headers["Mcp-Session-Id"] = self.session
+        if self.revision >= "2025-06-18" and method != "initialize":
+            headers["MCP-Protocol-Version"] = self.revision
+        if self.revision == STATELESS:
+            headers["Mcp-Method"] = method
+            name = params.get("name") if method == "tools/call" else params.get("uri")
+            if isinstance(name, str):
+                headers["Mcp-Name"] = name
+        return headers
+
+    async def post(self, method: str, params: dict[str, Any] | None, notify: bool = False) -> tuple[int, Any]:
+        params = dict(params or {})
+        if self.revision == STATELESS:
+            params["_meta"] = {
+                "io.modelcontextprotocol/protocolVersion": STATELESS,
+                "io.modelcontextprotocol/clientInfo": {"name": "toolwire-soak", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": {},
+            }
+        body: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params:
+            body["params"] = params
+        if not notify:
+            body["id"] = self.next_id
+            self.next_id += 1
+        response = await self.http.post(self.url, content=json.dumps(body), headers=self.headers(method, params))
+        if "mcp-session-id" in response.headers:
+            self.session = response.headers["mcp-session-id"]
+        if notify:
+            return response.status_code, None
+        message = message_of(response) if response.status_code == 200 else response.text[:300]
+        if response.status_code == 200 and (not isinstance(message, dict) or message.get("id") != body["id"]):
+            raise ValueError(f"answer without the request's id: {str(message)[:300]}")
+        return response.status_code, message
+
+    async def connect(self) -> None:
+        if self.revision == STATELESS:
+            return
+        status, init = await self.post(
+            "initialize",
+            {"protocolVersion": self.revision, "capabilities": {},
+             "clientInfo": {"name": "toolwire-soak", "version": "1"}},
+        )
+        if status != 200 or init.get("result", {}).get("protocolVersion") != self.revision:
+            raise RuntimeError(f"initialize on {self.revision} failed: HTTP {status} {str(init)[:300]}")
+        status, _ = await self.post("notifications/initialized", None, notify=True)
+        if status != 202:
+            raise RuntimeError(f"notifications/initialized: HTTP {status}")
+
+    async def close(self) -> None:
+        await self.http.aclose()
+
+
+def failure_of(result: dict[str, Any]) -> dict[str, Any]:
+    """The `{code, error}` of an `isError` result (its first text block, or structuredContent)."""
+    for block in result.get("content", []):
+        if block.get("type") == "text":
+            try:
+                failure = json.loads(block["text"])
+            except ValueError:
+                continue
+            if isinstance(failure, dict) and "code" in failure:
+                return failure
+    structured = result.get("structuredContent")
+    if isinstance(structured, dict):
+        if "code" in structured:
+            return structured
+        if isinstance(structured.get("error"), dict):
+            return structured["error"]
+    return {"code": None, "error": json.dumps(result)[:300]}
+
+
+def stored_links(result: dict[str, Any]) -> list[str]:
+    """The links of an offloaded result: `resource_link` blocks (2025-06-18 and later), else the
+    `_meta.resourceUri` of the stub in the text block (2025-03-26 has no `resource_link`)."""
+    content = result.get("content", [])
+    links = [c["uri"] for c in content if c.get("type") == "resource_link"]
+    if links:
+        return links
+    for block in content:
+        if block.get("type") == "text":
+            try:
+                stub = json.loads(block["text"])
+            except ValueError:
+                continue
+            uri = stub.get("_meta", {}).get("resourceUri") if isinstance(stub, dict) else None
+            if isinstance(uri, str):
+                links.append(uri)
+    return links
+
+
+def pick_call(rng: random.Random, n: int, export_share: float, app_share: float) -> tuple[str, dict[str, Any], str]:
+    """A call: tool, arguments, and what it must produce (`ok` or an expected failure code)."""
+    roll = rng.random()
+    if roll < export_share:
+        return "catalog_export", {}, "export"
+    if roll < export_share + app_share:
+        mode = rng.choices(["ok", "slow", "error500", "garbage"], weights=[67, 11, 11, 11])[0]
+        return "soak_app", {"mode": mode, "n": n}, "ok" if mode == "ok" else "upstream_unavailable"
+    which = rng.randrange(3)
+    if which == 0:
+        return "catalog_search", {"query": rng.choice(["chair", "lamp", "oak", "desk"]), "limit": 5}, "ok"
+    if which == 1:
+        return "catalog_get", {"id": rng.randrange(1, 40)}, "ok_or_not_found"
+    return "catalog_count", {}, "ok"
+
+
+async def read_link(client: Client, uri: str, out: Outcomes, redis: Redis, final: bool) -> bool:
+    """Reads a stored export back; True when it came back whole."""
+    start = time.monotonic()
+    status, answer = await client.post("resources/read", {"uri": uri})
+    outage = redis.overlaps(start, time.monotonic())
+    if status == 200 and "result" in answer:
+        contents = answer["result"].get("contents", [])
+        text = contents[0].get("text") if contents else None
+        if not isinstance(text, str):
+            out.bad("read without text", json.dumps(answer)[:300])
+            return False
+        try:
+            json.loads(text)
+        except ValueError:
+            out.bad("read not whole (not JSON)", f"{uri}: {len(text)} bytes")
+            return False
+        if out.export_reference is None:
+            out.export_reference = text
+        if text != out.export_reference:
+            out.bad("read differs from the export", f"{uri}: {len(text)} bytes vs {len(out.export_reference)}")
+            return False
+        out.reads_whole += 1
+        out.counts["read " + ("final" if final else "at once") + ": whole"] += 1
+        return True
+    if outage and not final:
+        error = answer.get("error", {}) if isinstance(answer, dict) else {}
+        code = error.get("code", f"HTTP {status}")
+        message = error.get("message", "")
+        # The gateway answers a read it cannot serve because the store is down with -32603 and
+        # this message (RELIABILITY.md, "Soak"); any other -32603 is a defect.
+        if code == -32603 and message != STORE_DOWN_READ:
+            out.bad("read -32603 during outage", json.dumps(answer)[:300])
+        else:
+            out.reads_during_outage += 1
+            out.counts[f"read at once: error {code} {message!r} during outage"] += 1
+        return False
+    out.bad("read failed with Redis up", f"HTTP {status} {json.dumps(answer)[:300]}")
+    return False
+
+
+async def one_call(client: Client, rng: random.Random, n: int, out: Outcomes, redis: Redis, args: argparse.Namespace) -> None:
+    tool, arguments, expect = pick_call(rng, n, args.export_share, args.app_share)
+    start = time.monotonic()
+    try:
+        status, answer = await client.post("tools/call", {"name": tool, "arguments": arguments})
+    except httpx.TimeoutException as e:
+        out.bad("hang (client timeout)", f"{tool} {arguments}: {e!r}")
+        return
+    except (httpx.TransportError, ValueError) as e:
+        out.bad("dropped connection or bad answer", f"{tool} {arguments}: {e!r}")
+        return
+    outage = redis.overlaps(start, time.monotonic())
+    era = "stateless" if client.revision == STATELESS else "session"
+    if status != 200:
+        out.bad(f"HTTP {status}", f"{tool} {arguments}: {answer}")
+        return
+    if "error" in answer:
+        code = answer["error"].get("code")
+        if code != -32603 and outage and tool == "catalog_export":
+            out.counts[f"{tool}: JSON-RPC {code} during outage"] += 1
+        else:
+            out.bad(f"JSON-RPC {code}", f"{tool} {arguments} (outage={outage}): {json.dumps(answer)[:300]}")
+        return
+    result = answer.get("result", {})
+    if result.get("isError"):
+        failure = failure_of(result)
+        code = failure.get("code")
+        message = str(failure.get("error", ""))
+        if expect == "upstream_unavailable" and code == "upstream_unavailable":
+            out.counts[f"soak_app {arguments['mode']}: upstream_unavailable"] += 1
+        elif expect == "ok_or_not_found" and code == "not_found":
+            out.counts[f"{tool}: not_found"] += 1
+        elif expect == "export" and outage and code == "tool_error" and "could not be stored" in message:
+            out.counts["catalog_export: tool_error could not be stored (Redis down)"] += 1
+        else:
+            out.bad(f"isError {code}", f"{tool} {arguments} (outage={outage}): {message[:300]}")
+        return
+    if expect == "upstream_unavailable":
+        out.bad("misbehaving app answered as a success", f"{arguments}: {json.dumps(result)[:300]}")
+        return
+    if expect == "export":
+        links = stored_links(result)
+        if len(links) != 1 or not links[0].startswith("toolwire://results/"):
+            out.bad("export without one stored link", json.dumps(result)[:300])
+            return
+        out.counts[f"catalog_export: stored link ({era})"] += 1
+        out.links.append((links[0], client.number))
+        await read_link(client, links[0], out, redis, final=False)
+        return
+    out.counts[f"{tool}: success ({era})"] += 1
+
+
+async def run_client(number: int, url: str, calls: list[int], out: Outcomes, redis: Redis, args: argparse.Namespace,
+                     done: list[int]) -> None:
+    revisions = [*HANDSHAKE, STATELESS]
+    revision = revisions[number % len(revisions)]
+    rng = random.Random(args.seed * 100003 + number)
+    client = Client(url, revision, number)
+    try:
+        await client.connect()
+        for n in calls:
+            await one_call(client, rng, n, out, redis, args)
+            done[0] += 1
+    except Exception as e:  # noqa: BLE001 - any failure of a client is a finding to report
+        out.bad("client failed", f"client {number} ({revision}): {e!r}")
+    finally:
+        await client.close()
+
+
+async def outages(redis: Redis, total: int, done: list[int], count: int, down_seconds: float, out: Outcomes) -> None:
+    """Kills and restarts Redis `count` times, at evenly spread fractions of the calls done."""
+    for i in range(1, count + 1):
+        target = total * i // (count + 1)
+        while done[0] < target:
+            await asyncio.sleep(0.05)
+        redis.kill()
+        out.counts["redis outages"] += 1
+        await asyncio.sleep(down_seconds)
+        await asyncio.to_thread(redis.restart)
+
+
+async def sample_rss(pid: int, peak: list[int], stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    peak[0] = max(peak[0], int(line.split()[1]))
+                    peak[1] = int(line.split()[1])
+        except OSError:
+            return
+        await asyncio.sleep(0.25)
+
+
+async def soak(url: str, gateway_pid: int, redis: Redis, args: argparse.Namespace) -> tuple[Outcomes, dict[str, Any]]:
+    out = Outcomes()
+    done = [0]
+    peak = [0, 0]
+    stop = asyncio.Event()
+    sampler = asyncio.create_task(sample_rss(gateway_pid, peak, stop))
+    await asyncio.sleep(0.3)
+    rss_start = peak[1]
+    shares = [list(range(c, args.calls, args.clients)) for c in range(args.clients)]
+    start = time.monotonic()
+    killer = asyncio.create_task(outages(redis, args.calls, done, args.outages, args.down_seconds, out))
+    clients = [asyncio.create_task(run_client(c, url, shares[c], out, redis, args, done)) for c in range(args.clients)]
+    try:
+        await asyncio.wait_for(asyncio.gather(*clients), timeout=args.max_seconds)
+    except TimeoutError:
+        out.bad("run over --max-seconds", f"{done[0]} of {args.calls} calls done in {args.max_seconds} s")
+        for task in clients:
+            task.cancel()
+    elapsed = time.monotonic() - start
+    if done[0] >= args.calls:
+        await killer
+    else:
+        killer.cancel()
+    if redis.proc is None or redis.proc.poll() is not None:
+        await asyncio.to_thread(redis.restart)
+    # Every link issued reads back whole now that Redis is up (the append-only file kept them).
+    final = Client(url, STATELESS, -1)
+    whole_at_end = 0
+    for uri, _ in out.links:
+        try:
+            if await read_link(final, uri, out, redis, final=True):
+                whole_at_end += 1
+        except httpx.HTTPError as e:
+            out.bad("final read dropped", f"{uri}: {e!r}")
+    await final.close()
+    await asyncio.sleep(0.5)
+    rss_end = peak[1]
+    stop.set()
+    await sampler
+    figures = {
+        "clients": args.clients,
+        "calls": args.calls,
+        "calls_done": done[0],
+        "seconds": round(elapsed, 1),
+        "calls_per_second": round(done[0] / elapsed, 1) if elapsed else 0,
+        "redis_outages": len(redis.down),
+        "outage_seconds": [round(back - killed, 2) for killed, back in redis.down],
+        "links_issued": len(out.links),
+        "links_whole_at_end": whole_at_end,
+        "reads_whole_total": out.reads_whole,
+        "reads_refused_during_outages": out.reads_during_outage,
+        "rss_start_mib": round(rss_start / 1024, 1),
+        "rss_peak_mib": round(peak[0] / 1024, 1),
+        "rss_end_mib": round(rss_end / 1024, 1),
+        "rss_bound_mib": args.rss_bound_mib,
+        "outcomes": dict(sorted(out.counts.items())),
+        "unexpected": out.unexpected,
+    }
+    if peak[0] / 1024 > args.rss_bound_mib:
+        out.bad("RSS over the bound", f"peak {peak[0] / 1024:.1f} MiB > {args.rss_bound_mib} MiB")
+        figures["unexpected"] = out.unexpected
+    return out, figures
+
+
+def config(redis_port: int, app_port: int) -> str:
+    return f"""[store]
+url = "redis://127.0.0.1:{redis_port}/"
+signing_keys_env = "{KEYS_ENV}"
+# Far over what a run stores (150 000 calls store about 270 MB): the quotas have tests of their
+# own, and a refusal at the quota reads like one while Redis is down.
+quota_total = {QUOTA}
+quota_per_principal = {QUOTA}
+
+[transport]
+max_connections = 4096
+
+[[auth.tokens]]
+token = "{TOKEN}"
+principal = "soak"
+privileges = []
+
+[[tools]]
+name = "soak_app"
+description = "Echo a number; the mode argument says how the app misbehaves."
+endpoint = "http://127.0.0.1:{app_port}/tool"
+timeout_ms = {APP_TIMEOUT_MS}
+input_schema = {{ type = "object", properties = {{ mode = {{ type = "string" }}, n = {{ type = "integer" }} }} }}
+"""
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description="Soak test of toolwire serve.")
+    p.add_argument("--binary", required=True, help="the toolwire binary")
+    p.add_argument("--clients", type=int, default=int(os.environ.get("SOAK_CLIENTS", 200)))
+    p.add_argument("--calls", type=int, default=int(os.environ.get("SOAK_CALLS", 50_000)))
+    p.add_argument("--smoke", action="store_true", help="20 clients x 3000 calls, 2 outages")
+    p.add_argument("--outages", type=int, default=int(os.environ.get("SOAK_OUTAGES", 3)))
+    p.add_argument("--down-seconds", type=float, default=2.0, help="how long each Redis outage lasts")
+    p.add_argument("--export-share", type=float, default=0.01)
+    p.add_argument("--app-share", type=float, default=0.2)
+    p.add_argument("--rss-bound-mib", type=float, default=float(os.environ.get("SOAK_RSS_BOUND_MIB", 256)))
+    p.add_argument("--max-seconds", type=float, default=float(os.environ.get("SOAK_MAX_SECONDS", 1800)))
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--json", help="also write the figures to this file")
+    args = p.parse_args(argv)
+    if args.smoke:
+        args.clients, args.calls, args.outages = 20, 3000, 2
+    if args.clients < 1 or args.calls < args.clients:
+        p.error("need at least one client and at least one call per client")
+    return args
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    redis_binary = shutil.which("redis-server")
+    if redis_binary is None:
+        print("redis-server not found (apt-get install redis-server)", file=sys.stderr)
+        return 1
+    work = Path(tempfile.mkdtemp(prefix="toolwire-soak-"))
+    procs: list[subprocess.Popen[bytes]] = []
+    redis = Redis(redis_binary, free_port(), work)
+    gateway_log = work / "gateway.log"
+    try:
+        redis.start()
+        app_port = free_port()
+        procs.append(subprocess.Popen([sys.executable, str(Path(__file__).with_name("app.py")), str(app_port),
+                                       str(APP_SLOW_SECONDS)]))
+        wait_for_port(app_port, procs[-1], "the soak app")
+        (work / "toolwire.toml").write_text(config(redis.port, app_port))
+        secret = base64.urlsafe_b64encode(secrets.token_bytes(32)).rstrip(b"=").decode()
+        env = dict(os.environ, **{KEYS_ENV: json.dumps({"keys": [{"kid": "soak-1", "secret": secret}]})},
+                   RUST_LOG="error")
+        port = free_port()
+        (work / "data").mkdir()
+        with open(gateway_log, "wb") as log:
+            procs.append(subprocess.Popen(
+                [args.binary, "serve", "--config", str(work / "toolwire.toml"), "--listen", f"127.0.0.1:{port}",
+                 "--data-dir", str(work / "data")],
+                stdout=log, stderr=subprocess.STDOUT, env=env,
+            ))
+        gateway = procs[-1]
+        wait_for_port(port, gateway, "toolwire serve")
+        print(f"soak: {args.clients} clients x {args.calls} calls, {args.outages} Redis outages of "
+              f"{args.down_seconds} s, gateway pid {gateway.pid} on :{port}", flush=True)
+        out, figures = asyncio.run(soak(f"http://127.0.0.1:{port}/mcp", gateway.pid, redis, args))
+        if gateway.poll() is not None:
+            out.bad("gateway exited", f"exit status {gateway.returncode}")
+            figures["unexpected"] = out.unexpected
+        print(json.dumps(figures, indent=2))
+        if args.json:
+            Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
+        failed = sum(v for k, v in out.counts.items() if k.startswith("UNEXPECTED"))
+        if figures["links_whole_at_end"] != figures["links_issued"]:
+            failed += 1
+            print("FAIL: not every issued link read back whole at the end", file=sys.stderr)
+        if failed or figures["calls_done"] != args.calls:
+            print(f"FAIL: {failed} unexpected outcomes; the gateway log's tail:", file=sys.stderr)
+            print("\n".join(gateway_log.read_text(errors="replace").splitlines()[-20:]), file=sys.stderr)
+            return 1
+        print("soak: every assertion held")
+        return 0
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        redis.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

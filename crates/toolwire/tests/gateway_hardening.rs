@@ -141,8 +141,8 @@ fn redirects_are_never_followed() {
         );
     }
     assert_eq!(elsewhere.hits(), 0, "the other host received a request");
-    let log = server.stderr();
-    assert!(log.contains(&format!("location=\"{}/steal\"", elsewhere.url)), "{log}");
+    let location = format!("location=\"{}/steal\"", elsewhere.url);
+    assert!(server.logs_within(&location, Duration::from_secs(5)), "{}", server.stderr());
 }
 
 #[test]
@@ -205,11 +205,9 @@ fn callers_never_see_the_endpoint_and_the_log_hides_its_password() {
         "Tool orders is unavailable: its app could not be reached. Try again later; if this keeps happening, the operator should check that the app is running and that the tool's endpoint in toolwire.toml is right."
     );
     assert!(!r.to_string().contains("127.0.0.1") && !r.to_string().contains("hunter2"), "{r}");
+    let endpoint = format!("endpoint=http://ops:***@127.0.0.1:{port}/internal/orders");
+    assert!(server.logs_within(&endpoint, Duration::from_secs(5)), "{}", server.stderr());
     let log = server.stderr();
-    assert!(
-        log.contains(&format!("endpoint=http://ops:***@127.0.0.1:{port}/internal/orders")),
-        "{log}"
-    );
     assert!(!log.contains("hunter2"), "{log}");
 }
 
@@ -247,11 +245,9 @@ fn tool_names_cannot_forge_log_lines() {
     let forged = "nope\n2026-12-01T00:00:00.000000Z  INFO toolwire: forged\u{1b}[31m";
     let r = client.request("tools/call", json!({"name": forged, "arguments": {}}));
     assert_eq!(r["error"]["code"], -32602, "{r}");
+    let escaped = r"tool=nope\n2026-12-01T00:00:00.000000Z  INFO toolwire: forged\u{1b}[31m";
+    assert!(server.logs_within(escaped, Duration::from_secs(5)), "{}", server.stderr());
     let log = server.stderr();
-    assert!(
-        log.contains(r"tool=nope\n2026-12-01T00:00:00.000000Z  INFO toolwire: forged\u{1b}[31m"),
-        "{log}"
-    );
     assert!(!log.lines().any(|line| line.starts_with("2026-12-01T00:00:00")), "{log}");
     assert!(!log.contains('\u{1b}'), "{log}");
 }

@@ -383,12 +383,17 @@ impl McpServer {
             hosts::read_result(config, &arguments, principal.name(), revision, host, now())
                 .await
                 .map_err(|why| internal(READ_RESULT_TOOL, &why))?;
-        let mut wire: CallToolResult = serde_json::from_str(output.json()).map_err(|e| {
-            internal(READ_RESULT_TOOL, &format!("rendered result is not a CallToolResult: {e}"))
-        })?;
-        wire.result_type = (revision >= McpRevision::V2026_07_28).then_some(ResultType::COMPLETE);
-        Ok(CallToolResponse::Complete(wire))
+        complete(&output, revision).map_err(|why| internal(READ_RESULT_TOOL, &why))
     }
+}
+
+/// The rendered result as rmcp sends it, with what rmcp leaves to the handler: it never adds
+/// `resultType` itself and strips it below 2026-07-28 (interop fact 1).
+fn complete(output: &Output, revision: McpRevision) -> Result<CallToolResponse, String> {
+    let mut wire: CallToolResult = serde_json::from_str(output.json())
+        .map_err(|e| format!("rendered result is not a CallToolResult: {e}"))?;
+    wire.result_type = (revision >= McpRevision::V2026_07_28).then_some(ResultType::COMPLETE);
+    Ok(CallToolResponse::Complete(wire))
 }
 
 /// Who a result is rendered for: the request's revision and the host profile of its client.
@@ -528,11 +533,7 @@ impl rmcp::ServerHandler for McpServer {
             self.observe(&name, revision, "input_required", started, Some((&outcome, legacy)));
             return input_required.map_err(|e| internal(&name, &e));
         }
-        let mut wire: CallToolResult = serde_json::from_str(outcome.json()).map_err(|e| {
-            internal(&name, &format!("rendered result is not a CallToolResult: {e}"))
-        })?;
-        // rmcp never adds `resultType` itself and strips it below 2026-07-28 (interop fact 1).
-        wire.result_type = (revision >= McpRevision::V2026_07_28).then_some(ResultType::COMPLETE);
+        let response = complete(&outcome, revision).map_err(|why| internal(&name, &why))?;
         let label = match (code, outcome.is_error()) {
             (Some(code), _) => code,
             (None, true) => "failure".to_owned(),
@@ -548,7 +549,7 @@ impl rmcp::ServerHandler for McpServer {
             "tools/call"
         );
         self.observe(&name, revision, &label, started, Some((&outcome, legacy)));
-        Ok(CallToolResponse::Complete(wire))
+        Ok(response)
     }
 
     /// rmcp hands a request it could not parse into its typed form to this method: for

@@ -1,0 +1,315 @@
+//! The output mapper: validates a result against the tool's declared output once, lays it out
+//! once, lowers it for the target, and checks the size against the target's limit. Over the
+//! limit it hands back a [`NeedsOffload`] holding the whole result in the v1 form; the caller
+//! stores it (asynchronously, wherever it likes) and finishes the render with the link. The core
+//! never does I/O.
+//!
+//! Decisions this module makes where DESIGN leaves room:
+//! - The query a [`RenderContext`] carries is echoed only in an offload stub (where DESIGN asks
+//!   for "the echoed query"), and only when the result carries none of its own.
+//! - The stub's query is cut to 1 KiB by replacing `arguments` with a JSON string holding the
+//!   start of the compact arguments text followed by `…` (and the tool name cut to 256 bytes).
+//! - A stub is tried with S and the query cut to 1 KiB and E whole; if it still does not fit, with
+//!   S, the query and E.message cut to 256 bytes and no error details; then with the one-line
+//!   note instead of S, no query and E.message cut to 128 bytes; only then is it an error.
+//! - An enforce-mode schema mismatch keeps the result's metadata and drops everything else.
+//!
+//! The mapper's pieces: [`config`] (settings and the per-render context), [`offload`] (what an
+//! over-limit render hands back and how it is finished) and `stub` (the offload stub's cuts).
+
+mod config;
+mod offload;
+mod stub;
+
+pub use config::{ConfigError, MapperConfig, RenderContext};
+pub use offload::{NeedsOffload, Rendered};
+
+use serde_json::{Map, Value};
+
+use crate::error::{ErrorCode, ToolError};
+use crate::host;
+use crate::layout::Layout;
+use crate::lower::{a2a, legacy, mcp};
+use crate::result::ToolResult;
+use crate::schema::ValidationMode;
+use crate::target::{Phase, Target};
+use stub::StubPlan;
+
+/// The default limit for the legacy target and every MCP target (DESIGN §4).
+pub const DEFAULT_LIMIT: usize = 262_144;
+
+/// The smallest limit under which an over-limit result can still be offloaded.
+pub const MIN_OFFLOAD_LIMIT: usize = 4096;
+
+/// The largest message sent inline when storing failed and `offload_fallback = "inline"`
+/// (rmcp peers reject lines and SSE events over 16 MiB).
+pub const MAX_INLINE: usize = 15 * 1024 * 1024;
+
+/// Why a render failed.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RenderError {
+    /// The limit is below 4 KiB and the result is over it: such a limit leaves no room for an
+    /// offload stub.
+    #[error(
+        "result of {size} bytes exceeds the limit of {limit} bytes for {target}; limits below {MIN_OFFLOAD_LIMIT} bytes cannot offload"
+    )]
+    LimitTooSmall {
+        /// The target.
+        target: Target,
+        /// The rendered size.
+        size: usize,
+        /// The configured limit.
+        limit: usize,
+    },
+    /// Even the smallest stub does not fit the limit (a huge link URI or tool name).
+    #[error(
+        "the offload stub of {size} bytes still exceeds the limit of {limit} bytes for {target}"
+    )]
+    StubTooLarge {
+        /// The target.
+        target: Target,
+        /// The smallest stub's size.
+        size: usize,
+        /// The configured limit.
+        limit: usize,
+    },
+    /// Sending inline was asked for, but the result is over the 15 MiB a peer accepts.
+    #[error("result of {size} bytes is over the {MAX_INLINE} bytes that can be sent inline")]
+    InlineTooLarge {
+        /// The rendered size.
+        size: usize,
+    },
+}
+
+/// A finished render.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Output {
+    json: String,
+    is_error: bool,
+    offloaded: bool,
+    warnings: Vec<String>,
+}
+
+impl Output {
+    /// The exact compact wire text: a `CallToolResult`, the legacy envelope, or an A2A `Task`.
+    pub fn json(&self) -> &str {
+        &self.json
+    }
+
+    /// The wire text, owned.
+    pub fn into_json(self) -> String {
+        self.json
+    }
+
+    /// True when the rendered result is a failure.
+    pub fn is_error(&self) -> bool {
+        self.is_error
+    }
+
+    /// True for an offload stub.
+    pub fn offloaded(&self) -> bool {
+        self.offloaded
+    }
+
+    /// The size in bytes (the wire text's UTF-8 length).
+    pub fn size(&self) -> usize {
+        self.json.len()
+    }
+
+    /// What the caller should log (a warn-mode schema mismatch, an inline fallback).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+}
+
+/// The caller's ids for A2A.
+struct Ids<'a> {
+    tool_name: &'a str,
+    task_id: &'a str,
+    context_id: &'a str,
+    request_state: Option<&'a str>,
+    /// The host can follow links.
+    reads_links: bool,
+}
+
+fn lower_layout(
+    layout: &Layout<'_>,
+    target: Target,
+    config: &MapperConfig,
+    ids: &Ids<'_>,
+) -> String {
+    let data_len = layout.data_json().map_or(0, str::len);
+    match target {
+        Target::Legacy => {
+            let mut out = String::with_capacity(data_len + 256);
+            legacy::render(&mut out, layout, true);
+            out
+        }
+        Target::Mcp(revision) => {
+            // Compat copies D twice, the second time escaped inside the envelope text.
+            let mut out = String::with_capacity(data_len * 2 + data_len / 8 + 512);
+            let settings = mcp::McpSettings {
+                prefix: &config.prefix,
+                server_name: &config.server_name,
+                server_version: &config.server_version,
+                reads_links: ids.reads_links,
+            };
+            if layout.result().is_input_required() {
+                mcp::render_input_required(&mut out, layout, ids.request_state, &settings);
+            } else {
+                mcp::render(&mut out, layout, revision, &settings);
+            }
+            out
+        }
+        Target::A2a(version) => {
+            let mut out = String::with_capacity(data_len + 512);
+            let task = a2a::TaskIds {
+                task_id: ids.task_id,
+                context_id: ids.context_id,
+                tool_name: ids.tool_name,
+                prefix: &config.prefix,
+            };
+            a2a::render(&mut out, layout, version, &task);
+            out
+        }
+    }
+}
+
+/// Renders tool results for every target. Cheap to share: it holds only its configuration.
+#[derive(Debug, Clone, Default)]
+pub struct OutputMapper {
+    config: MapperConfig,
+}
+
+impl OutputMapper {
+    /// A mapper with `config`.
+    pub fn new(config: MapperConfig) -> Self {
+        Self { config }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &MapperConfig {
+        &self.config
+    }
+
+    /// Renders `result` for `target` in `phase`.
+    pub fn render(
+        &self,
+        result: &ToolResult,
+        target: Target,
+        phase: Phase,
+        ctx: &RenderContext<'_>,
+    ) -> Result<Rendered, RenderError> {
+        let mut warnings = Vec::new();
+        let mut omit_structured = false;
+        let replaced;
+        // Input required is asked natively by 2026-07-28 and A2A; elsewhere it is the failure
+        // `input_required` (an adapter that can ask on the connection does so before rendering).
+        let down_levelled;
+        let mut result = result;
+        if result.is_input_required() && !asks_natively(target) {
+            down_levelled = result.down_levelled().into_owned();
+            result = &down_levelled;
+        }
+        let mode = self.config.validation;
+        if let Some(output) = ctx.output
+            && mode != ValidationMode::Off
+            && let Err(violation) = output.check(result)
+        {
+            let at = if violation.path.is_empty() { "the root" } else { &violation.path };
+            if mode == ValidationMode::Enforce {
+                replaced = schema_failure(result, at, &violation.message, &violation.path);
+                result = &replaced;
+            } else {
+                omit_structured = true;
+                warnings.push(format!(
+                    "the result does not match the output schema at {at}: {}; structuredContent omitted",
+                    violation.message
+                ));
+            }
+        }
+        let declared = ctx.declared();
+        let generated_at = result.meta().generated_at.unwrap_or(ctx.now);
+        let mut layout = Layout::new(result, phase, declared, generated_at, ctx.input_schema);
+        // A structured reader sees nothing but `structuredContent` when it is present: it is
+        // sent only when it is the whole result (DESIGN §11).
+        if omit_structured || (ctx.structured_reader() && !host::is_data_alone(result)) {
+            layout = layout.without_structured();
+        }
+        let ids = Ids {
+            tool_name: ctx.tool_name,
+            task_id: ctx.task_id,
+            context_id: ctx.context_id,
+            request_state: ctx.request_state,
+            reads_links: ctx.reads_links(),
+        };
+        let json = lower_layout(&layout, target, &self.config, &ids);
+        let full = Output { json, is_error: result.is_failure(), offloaded: false, warnings };
+        let host_cap = match target {
+            Target::Mcp(_) => ctx.host.and_then(|h| h.max_result_bytes),
+            _ => None,
+        };
+        let limit = match (self.config.limit(target), host_cap) {
+            (Some(limit), Some(cap)) => Some(limit.min(cap)),
+            (limit, cap) => limit.or(cap),
+        };
+        // A request for input is never offloaded: the client must read it to go on.
+        let Some(limit) = limit.filter(|_| !result.is_input_required()) else {
+            return Ok(Rendered::Complete(full));
+        };
+        if full.size() <= limit {
+            return Ok(Rendered::Complete(full));
+        }
+        if limit < MIN_OFFLOAD_LIMIT {
+            return Err(RenderError::LimitTooSmall { target, size: full.size(), limit });
+        }
+        let v1 = crate::v1::to_vec_generated_at(result, generated_at);
+        let plan = Box::new(StubPlan {
+            target,
+            phase,
+            config: self.config.clone(),
+            declared,
+            // No outputSchema is published to a structured reader.
+            publishes_schema: ctx.output.is_some_and(|o| o.declared().is_some())
+                && !ctx.structured_reader(),
+            tool_name: ctx.tool_name.to_owned(),
+            task_id: ctx.task_id.to_owned(),
+            context_id: ctx.context_id.to_owned(),
+            error: result.error().cloned(),
+            summary: result.summary().map(str::to_owned),
+            query: result.meta().query.clone().or_else(|| ctx.query.clone()),
+            generated_at,
+            expires_at: result.meta().expires_at,
+            reads_links: ctx.reads_links(),
+            preview: host_cap.and(layout.data_json()).map(str::to_owned),
+        });
+        Ok(Rendered::NeedsOffload(NeedsOffload { v1, limit, full, plan }))
+    }
+}
+
+/// True when `target` renders input required as itself (MCP `InputRequiredResult`, A2A
+/// `input-required`) rather than as the failure `input_required`.
+pub fn asks_natively(target: Target) -> bool {
+    match target {
+        Target::Mcp(revision) => mcp::McpCaps::of(revision).input_required_result,
+        Target::A2a(_) => true,
+        Target::Legacy => false,
+    }
+}
+
+/// The `tool_error` failure that replaces a result whose data does not match the declared
+/// schema (enforce mode); it keeps the metadata and validates (a failure carries no data).
+fn schema_failure(result: &ToolResult, at: &str, message: &str, path: &str) -> ToolResult {
+    let mut details = Map::new();
+    details.insert("path".to_owned(), Value::String(path.to_owned()));
+    details.insert("message".to_owned(), Value::String(message.to_owned()));
+    let error = ToolError::new(
+        ErrorCode::ToolError,
+        format!("The tool's result does not match its output schema at {at}: {message}"),
+    )
+    .with_details(details);
+    let mut failure = ToolResult::failure(error);
+    failure.meta = result.meta().clone();
+    failure
+}

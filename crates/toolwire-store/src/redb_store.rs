@@ -109,8 +109,8 @@ struct Inner {
     usage: Mutex<Usage>,
     /// Background sweeps that failed (each is logged).
     sweep_errors: AtomicU64,
-    /// What expiry is read against; replaced at most once, by [`RedbStore::with_clock`] right
-    /// after opening (the sweeper already shares `Inner`, hence the lock).
+    /// What expiry is read against: the system clock, or the one [`RedbStore::with_clock`] sets
+    /// right after opening (the sweeper already shares `Inner` then, hence the lock).
     clock: RwLock<Arc<dyn Clock>>,
 }
 

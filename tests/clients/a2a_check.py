@@ -17,16 +17,29 @@ from a2a.compat.v0_3 import types as types_v03
 from a2a.types import Task
 
 
+def entries(path):
+    """{sample: JSON text} of one per-target golden snapshot: after insta's header, each entry is
+    a `## <sample>` line (a note may follow the name after a comma) and the pretty JSON."""
+    body = path.read_text().split("---\n", 2)[2]
+    found, sample = {}, None
+    for line in body.splitlines():
+        if line.startswith("## "):
+            sample = line[3:].split(",")[0]
+            found[sample] = []
+        elif sample is not None:
+            found[sample].append(line)
+    return {name: "\n".join(lines) for name, lines in found.items()}
+
+
 def renders(directory):
-    """(sample, {"a2a-0.3": doc, "a2a-1.0": doc}) for every golden snapshot."""
-    for path in sorted(pathlib.Path(directory).glob("golden__*.snap")):
-        lines = path.read_text().splitlines()
-        found = {}
-        for label, text in zip(lines, lines[1:]):
-            if label in ("a2a-0.3:", "a2a-1.0:"):
-                found[label[:-1]] = text
-        if found:
-            yield path.stem.removeprefix("golden__"), found
+    """(sample, {"a2a-0.3": doc, "a2a-1.0": doc}) for every golden sample, by sample name."""
+    directory = pathlib.Path(directory)
+    v03 = entries(directory / "golden__a2a-0.3.snap")
+    v10 = entries(directory / "golden__a2a-1.0.snap")
+    if v03.keys() != v10.keys():
+        sys.exit(f"the A2A snapshots hold different samples: {sorted(v03.keys() ^ v10.keys())}")
+    for sample in sorted(v03):
+        yield sample, {"a2a-0.3": v03[sample], "a2a-1.0": v10[sample]}
 
 
 def finite(value):

@@ -1,11 +1,11 @@
-//! Input required (DESIGN §10) on every target and phase, as reviewed snapshots: the
+//! Input required (DESIGN §10), one reviewed snapshot per target and phase: the
 //! 2026-07-28 `InputRequiredResult`, A2A `input-required`, and the failure `input_required`
 //! everywhere else; every output accepted by the wire checker.
 
 mod golden_support;
 
 use golden_support::*;
-use toolwire_core::mapper::{OutputMapper, RenderContext, asks_natively};
+use toolwire_core::mapper::{RenderContext, asks_natively};
 use toolwire_core::{ErrorCode, McpRevision, Phase, Target, legacy, v1};
 
 /// A stand-in for the sealed state the gateway passes in.
@@ -13,16 +13,17 @@ const SEALED: &str = "v1.k1.c2VhbGVkLXN0YXRl";
 
 #[test]
 fn golden_input_required() {
-    for (name, result) in input_samples() {
+    let samples = input_samples();
+    for (target, phase) in renders() {
         let mut snapshot = String::new();
-        for (target, phase) in renders() {
+        for (name, result) in &samples {
             let ctx = RenderContext::new("catalog_update_price", now()).request_state(SEALED);
-            let output = render_with(&OutputMapper::default(), &result, target, phase, &ctx);
+            let output = render_with(&golden_mapper(), result, target, phase, &ctx);
             assert_wire_clean(target, output.json());
             assert_eq!(output.is_error(), !asks_natively(target), "{name} {target}");
-            snapshot.push_str(&format!("{}:\n{}\n", label(target, phase), output.json()));
+            snapshot.push_str(&format!("## {name}\n{}\n\n", snapshot_entry(target, output.json())));
         }
-        insta::assert_snapshot!(name, snapshot);
+        insta::assert_snapshot!(snapshot_name(target, phase), snapshot);
     }
 }
 

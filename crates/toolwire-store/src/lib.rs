@@ -2,7 +2,8 @@
 //! read them back.
 //!
 //! - [`ResultStore`]: the async store trait, with [`RedbStore`] (the embedded default, one file
-//!   in the data directory), [`RedisStore`] (shared by several nodes) and [`MemoryStore`] (tests).
+//!   in the data directory), [`RedisStore`] (shared by several nodes) and [`MemoryStore`] (tests);
+//!   each reads expiry against a [`Clock`] ([`SystemClock`] unless given another).
 //! - [`LinkSigner`] and [`KeySet`]: `toolwire://results/<id>?exp=…&kid=…&sig=…` links, HMAC-SHA256
 //!   signed, verifiable only by the principal they were made for.
 //! - [`Quota`]: bounds on the bytes stored in all and per principal, kept by every backend.
@@ -40,4 +41,4 @@ pub use record::{Record, RecordId};
 pub use redb_store::{RESULTS_FILE, RedbOptions, RedbStore};
 pub use redis_store::RedisStore;
 pub use seal::{Binding, DEFAULT_STATE_TTL, StateError, StateSealer};
-pub use store::{ResultStore, StoreError, StoreFuture};
+pub use store::{Clock, ResultStore, StoreError, StoreFuture, SystemClock};

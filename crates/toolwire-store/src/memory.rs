@@ -2,20 +2,27 @@
 //! restart and nothing is shared between nodes.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 
 use crate::quota::{Quota, Usage};
 use crate::record::{Record, RecordId};
-use crate::store::{ResultStore, StoreError, StoreFuture};
+use crate::store::{Clock, ResultStore, StoreError, StoreFuture, system_clock};
 
 /// Records in a hash map; expired ones are never returned and go at the next sweep (or when
 /// a quota would refuse a record).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct MemoryStore {
     records: Mutex<Records>,
     quota: Quota,
+    clock: Arc<dyn Clock>,
+}
+
+impl Default for MemoryStore {
+    fn default() -> Self {
+        Self::with_quota(Quota::default())
+    }
 }
 
 #[derive(Debug, Default)]
@@ -25,8 +32,7 @@ struct Records {
 }
 
 impl Records {
-    fn remove_expired(&mut self) -> usize {
-        let now = Utc::now();
+    fn remove_expired(&mut self, now: DateTime<Utc>) -> usize {
         let expired: Vec<RecordId> =
             self.map.iter().filter(|(_, r)| r.is_expired_at(now)).map(|(id, _)| *id).collect();
         for id in &expired {
@@ -54,7 +60,13 @@ impl MemoryStore {
 
     /// An empty store with `quota`.
     pub fn with_quota(quota: Quota) -> Self {
-        Self { records: Mutex::default(), quota }
+        Self { records: Mutex::default(), quota, clock: system_clock() }
+    }
+
+    /// The same store reading expiry against `clock` instead of the system clock.
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
     }
 
     fn records(&self) -> MutexGuard<'_, Records> {
@@ -67,7 +79,8 @@ impl MemoryStore {
 impl ResultStore for MemoryStore {
     fn put(&self, record: Record) -> StoreFuture<'_, RecordId> {
         Box::pin(async move {
-            if record.is_expired() {
+            let now = self.clock.now();
+            if record.is_expired_at(now) {
                 return Err(StoreError::AlreadyExpired { expires: record.expires.to_string() });
             }
             let id = RecordId::generate().map_err(StoreError::Random)?;
@@ -75,7 +88,7 @@ impl ResultStore for MemoryStore {
             let mut records = self.records();
             if records.usage.admit(&self.quota, &record.principal, size).is_err() {
                 // Expired records still count until swept: make room first, then decide.
-                records.remove_expired();
+                records.remove_expired(now);
                 records.usage.admit(&self.quota, &record.principal, size)?;
             }
             records.map.insert(id, record);
@@ -85,8 +98,9 @@ impl ResultStore for MemoryStore {
 
     fn get(&self, id: RecordId) -> StoreFuture<'_, Option<Record>> {
         Box::pin(async move {
+            let now = self.clock.now();
             let records = self.records();
-            Ok(records.map.get(&id).filter(|record| !record.is_expired()).cloned())
+            Ok(records.map.get(&id).filter(|record| !record.is_expired_at(now)).cloned())
         })
     }
 
@@ -95,7 +109,7 @@ impl ResultStore for MemoryStore {
     }
 
     fn sweep(&self) -> StoreFuture<'_, usize> {
-        Box::pin(async move { Ok(self.records().remove_expired()) })
+        Box::pin(async move { Ok(self.records().remove_expired(self.clock.now())) })
     }
 
     fn backend(&self) -> &'static str {

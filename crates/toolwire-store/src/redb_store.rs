@@ -7,7 +7,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, Weak};
 use std::time::Duration;
 
-use chrono::Utc;
 use redb::{
     Database, DatabaseError, ReadableDatabase, ReadableTable, StorageBackend, TableDefinition,
 };
@@ -16,7 +15,7 @@ use tokio::task::JoinHandle;
 
 use crate::quota::{Quota, Usage};
 use crate::record::{Record, RecordId};
-use crate::store::{ResultStore, StoreError, StoreFuture};
+use crate::store::{Clock, ResultStore, StoreError, StoreFuture, system_clock};
 
 /// The file name of the database inside the data directory.
 pub const RESULTS_FILE: &str = "results.redb";
@@ -110,6 +109,9 @@ struct Inner {
     usage: Mutex<Usage>,
     /// Background sweeps that failed (each is logged).
     sweep_errors: AtomicU64,
+    /// What expiry is read against: the system clock, or the one [`RedbStore::with_clock`] sets
+    /// right after opening (the sweeper already shares `Inner` then, hence the lock).
+    clock: RwLock<Arc<dyn Clock>>,
 }
 
 impl std::fmt::Debug for Inner {
@@ -176,6 +178,13 @@ impl RedbStore {
         Ok(Self { inner, runtime, sweeper })
     }
 
+    /// The same store reading expiry against `clock` instead of the system clock (reads, the
+    /// refusal of expired records, and every sweep, the background one included).
+    pub fn with_clock(self, clock: Arc<dyn Clock>) -> Self {
+        *self.inner.clock.write().unwrap_or_else(PoisonError::into_inner) = clock;
+        self
+    }
+
     /// The database file.
     pub fn path(&self) -> &Path {
         &self.inner.path
@@ -234,6 +243,7 @@ fn open_blocking(dir: PathBuf, options: RedbOptions, opener: Opener) -> Result<I
         quota: options.quota,
         usage: Mutex::default(),
         sweep_errors: AtomicU64::new(0),
+        clock: RwLock::new(system_clock()),
     };
     inner.with_db(|db| {
         // Both tables exist from the start, so readers never meet a missing table.
@@ -265,6 +275,10 @@ fn is_io(err: &StoreError) -> bool {
 }
 
 impl Inner {
+    fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.clock.read().unwrap_or_else(PoisonError::into_inner).now()
+    }
+
     fn error(&self, err: impl Into<redb::Error>) -> StoreError {
         redb_error(&self.path, err)
     }
@@ -377,7 +391,7 @@ impl Inner {
         };
         let record = Record::decode(bytes.value()).ok_or(StoreError::Corrupt { id })?;
         // Until the sweep comes by, an expired record is still in the file: never return it.
-        Ok((!record.is_expired()).then_some(record))
+        Ok((!record.is_expired_at(self.now())).then_some(record))
     }
 
     fn delete(&self, db: &Database, id: RecordId) -> Result<bool, StoreError> {
@@ -408,7 +422,7 @@ impl Inner {
 
     /// Removes every record expired by now, `batch` per write transaction.
     fn sweep(&self, db: &Database) -> Result<usize, StoreError> {
-        let now = Utc::now().timestamp_millis();
+        let now = self.now().timestamp_millis();
         let mut total = 0;
         loop {
             let txn = db.begin_write().map_err(|err| self.error(err))?;
@@ -478,7 +492,7 @@ async fn sweep_forever(inner: Weak<Inner>, every: Duration) {
 impl ResultStore for RedbStore {
     fn put(&self, record: Record) -> StoreFuture<'_, RecordId> {
         Box::pin(async move {
-            if record.is_expired() {
+            if record.is_expired_at(self.inner.now()) {
                 return Err(StoreError::AlreadyExpired { expires: record.expires.to_string() });
             }
             self.blocking(move |inner| inner.with_db(|db| inner.put(db, &record))).await

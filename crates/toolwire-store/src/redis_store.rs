@@ -7,15 +7,15 @@
 //! record's `SET`, so check and write are atomic. Members past their expiry are pruned (and their
 //! bytes given back) before each check; both keys expire with the scope's last record.
 
+use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::Utc;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{Client, RedisError};
 
 use crate::quota::{Quota, QuotaScope, exceeded};
 use crate::record::{Record, RecordId};
-use crate::store::{ResultStore, StoreError, StoreFuture};
+use crate::store::{Clock, ResultStore, StoreError, StoreFuture, system_clock};
 
 /// Every key toolwire writes starts with this.
 pub const KEY_PREFIX: &str = "toolwire:result:";
@@ -67,6 +67,7 @@ pub struct RedisStore {
     url: String,
     connection: ConnectionManager,
     quota: Quota,
+    clock: Arc<dyn Clock>,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -124,7 +125,15 @@ impl RedisStore {
         let connection = ConnectionManager::new_with_config(client, config)
             .await
             .map_err(|source| StoreError::Redis { url: shown.clone(), source })?;
-        Ok(Self { url: shown, connection, quota })
+        Ok(Self { url: shown, connection, quota, clock: system_clock() })
+    }
+
+    /// The same store reading time from `clock` instead of the system clock: the TTL of a new
+    /// record, the quota's pruning and the expiry check of `get` use it (Redis itself still
+    /// expires keys by its own clock).
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
     }
 
     fn error(&self, source: RedisError) -> StoreError {
@@ -185,13 +194,14 @@ fn hide_password(url: &str) -> String {
 impl ResultStore for RedisStore {
     fn put(&self, record: Record) -> StoreFuture<'_, RecordId> {
         Box::pin(async move {
-            let ttl = record.millis_left_at(Utc::now());
+            let now = self.clock.now();
+            let ttl = record.millis_left_at(now);
             if ttl == 0 {
                 return Err(StoreError::AlreadyExpired { expires: record.expires.to_string() });
             }
             let bytes = record.encode();
             let size = record.size();
-            let now = Utc::now().timestamp_millis();
+            let now = now.timestamp_millis();
             let expires = record.expires.datetime().timestamp_millis();
             loop {
                 let id = RecordId::generate().map_err(StoreError::Random)?;
@@ -226,7 +236,7 @@ impl ResultStore for RedisStore {
             let Some(bytes) = bytes else { return Ok(None) };
             let record = Record::decode(&bytes).ok_or(StoreError::Corrupt { id })?;
             // Redis expires keys itself; this check covers clock skew between Redis and us.
-            Ok((!record.is_expired()).then_some(record))
+            Ok((!record.is_expired_at(self.clock.now())).then_some(record))
         })
     }
 

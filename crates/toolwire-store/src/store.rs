@@ -1,8 +1,12 @@
-//! The `ResultStore` trait every backend implements, and the errors stores report.
+//! The `ResultStore` trait every backend implements, the clock stores read expiry against, and
+//! the errors stores report.
 
 use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
 
 use crate::quota::QuotaScope;
 use crate::record::{Record, RecordId};
@@ -32,6 +36,29 @@ pub trait ResultStore: Send + Sync {
 
     /// A short name of the backend for logs: `memory`, `redb` or `redis`.
     fn backend(&self) -> &'static str;
+}
+
+/// Where a store reads the current time when it decides whether a record has expired. Every
+/// store uses [`SystemClock`] unless given another with its `with_clock` (tests move time on
+/// instead of waiting for it).
+pub trait Clock: Send + Sync + std::fmt::Debug {
+    /// The current time.
+    fn now(&self) -> DateTime<Utc>;
+}
+
+/// The operating system's clock, the default of every store.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> DateTime<Utc> {
+        Utc::now()
+    }
+}
+
+/// The default clock of a store.
+pub(crate) fn system_clock() -> Arc<dyn Clock> {
+    Arc::new(SystemClock)
 }
 
 /// Why a store could not do what was asked.

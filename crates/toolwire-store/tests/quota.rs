@@ -5,9 +5,7 @@
 
 mod common;
 
-use std::time::Duration;
-
-use common::{RedisServer, record};
+use common::{ManualClock, RedisServer, record};
 use toolwire_store::{
     MemoryStore, Quota, QuotaScope, RedbOptions, RedbStore, RedisStore, ResultStore, StoreError,
 };
@@ -34,7 +32,7 @@ fn assert_refused(outcome: Result<toolwire_store::RecordId, StoreError>, scope: 
     }
 }
 
-async fn quota_suite(store: &dyn ResultStore) {
+async fn quota_suite(store: &dyn ResultStore, clock: &ManualClock) {
     let big = || vec![7u8; 1000];
     let a1 = store.put(record(big(), "a", 60_000)).await.unwrap();
     let a2 = store.put(record(big(), "a", 60_000)).await.unwrap();
@@ -48,29 +46,36 @@ async fn quota_suite(store: &dyn ResultStore) {
     assert!(store.delete(c1).await.unwrap());
     assert!(store.delete(a2).await.unwrap());
     // A record that expires gives its bytes back once it has expired.
-    store.put(record(big(), "d", 300)).await.unwrap();
-    store.put(record(big(), "d", 300)).await.unwrap();
-    assert_refused(store.put(record(big(), "d", 60_000)).await, QuotaScope::Principal);
-    tokio::time::sleep(Duration::from_millis(600)).await;
-    store.put(record(big(), "d", 60_000)).await.unwrap();
+    store.put(clock.record(big(), "d", 300)).await.unwrap();
+    store.put(clock.record(big(), "d", 300)).await.unwrap();
+    assert_refused(store.put(clock.record(big(), "d", 60_000)).await, QuotaScope::Principal);
+    clock.advance(299);
+    assert_refused(store.put(clock.record(big(), "d", 60_000)).await, QuotaScope::Principal);
+    clock.advance(1);
+    store.put(clock.record(big(), "d", 60_000)).await.unwrap();
 }
 
 #[tokio::test]
 async fn memory_store_keeps_its_quota() {
-    quota_suite(&MemoryStore::with_quota(quota())).await;
+    let clock = ManualClock::start();
+    quota_suite(&MemoryStore::with_quota(quota()).with_clock(clock.clone()), &clock).await;
 }
 
 #[tokio::test]
 async fn redb_store_keeps_its_quota() {
     let dir = tempfile::tempdir().unwrap();
     let options = RedbOptions::default().sweep_interval(None).quota(quota());
-    quota_suite(&RedbStore::open_with(dir.path(), options).await.unwrap()).await;
+    let clock = ManualClock::start();
+    let store = RedbStore::open_with(dir.path(), options).await.unwrap().with_clock(clock.clone());
+    quota_suite(&store, &clock).await;
 }
 
 #[tokio::test]
 async fn redis_store_keeps_its_quota() {
     let server = RedisServer::start();
-    quota_suite(&RedisStore::connect_with_quota(&server.url(), quota()).await.unwrap()).await;
+    let clock = ManualClock::start();
+    let store = RedisStore::connect_with_quota(&server.url(), quota()).await.unwrap();
+    quota_suite(&store.with_clock(clock.clone()), &clock).await;
 }
 
 #[tokio::test]

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use common::record;
+use common::{ManualClock, record};
 use redb::StorageBackend;
 use redb::backends::FileBackend;
 use toolwire_store::{RedbOptions, RedbStore, ResultStore, StoreError};
@@ -90,19 +90,27 @@ async fn redb_is_reopened_after_an_io_error() {
     assert_eq!(store.reopens(), 1);
 }
 
-#[tokio::test]
+/// Paused tokio time: each sleep lets the 20 ms sweeper tick several times without waiting
+/// (virtual time moves on only while no task, blocking redb work included, can run).
+#[tokio::test(start_paused = true)]
 async fn failed_sweeps_are_counted_and_the_store_recovers() {
     let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::start();
     let options = RedbOptions::default().sweep_interval(Some(Duration::from_millis(20)));
     let (store, failing) = flaky_store(dir.path(), options).await;
-    store.put(record(b"soon gone".to_vec(), "p", 10)).await.unwrap();
+    let store = store.with_clock(clock.clone());
+    store.put(clock.record(b"soon gone".to_vec(), "p", 10)).await.unwrap();
+    clock.advance(10);
     failing.store(true, Ordering::SeqCst);
-    tokio::time::sleep(Duration::from_millis(400)).await;
-    assert!(store.sweep_errors() >= 1, "{}", store.sweep_errors());
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let failed = store.sweep_errors();
+    assert!(failed >= 4, "five ticks, every sweep fails: {failed}");
     failing.store(false, Ordering::SeqCst);
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
     let errors = store.sweep_errors();
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(errors <= failed + 1, "at most the tick in flight fails: {failed} → {errors}");
+    tokio::time::sleep(Duration::from_millis(100)).await;
     assert_eq!(store.sweep_errors(), errors, "sweeps still fail after the fault ended");
+    assert_eq!(store.sweep().await.unwrap(), 0, "the background sweep removed the record");
     store.put(record(b"after".to_vec(), "p", 60_000)).await.unwrap();
 }

@@ -6,14 +6,16 @@
 mod common;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use chrono::Utc;
-use common::{RedisServer, record};
+use common::{ManualClock, RedisServer, record};
 use serde_json::{Value, json};
 use toolwire_core::mapper::{MapperConfig, OutputMapper, RenderContext, Rendered};
 use toolwire_core::{McpRevision, Phase, Target, Timestamp, ToolResult};
-use toolwire_store::{KeySet, OffloadOptions, OpenError, RedisStore, StoreConfig, StoredResults};
+use toolwire_store::redis_store::KEY_PREFIX;
+use toolwire_store::{
+    KeySet, OffloadOptions, OpenError, RedisStore, ResultStore, StoreConfig, StoredResults,
+};
 
 async fn node(server: &RedisServer, keys: &KeySet) -> StoredResults {
     StoredResults::open(&StoreConfig::redis(server.url()), Some(keys.clone())).await.unwrap()
@@ -45,12 +47,18 @@ async fn two_nodes_share_records_links_and_expiry() {
     let data: Value = serde_json::from_str(read.data_json().unwrap()).unwrap();
     assert_eq!(data["rows"].as_array().unwrap().len(), 500);
 
-    // Expiry holds on both.
-    let id = first.store().put(record(b"short".to_vec(), "p", 2000)).await.unwrap();
-    assert!(second.store().get(id).await.unwrap().is_some());
-    tokio::time::sleep(Duration::from_millis(2100)).await;
-    assert_eq!(first.store().get(id).await.unwrap(), None);
-    assert_eq!(second.store().get(id).await.unwrap(), None);
+    // Expiry holds on both: Redis holds the key for the record's lifetime, and neither node
+    // returns it once its clock has reached the expiry.
+    let clock = ManualClock::start();
+    let one = RedisStore::connect(&server.url()).await.unwrap().with_clock(clock.clone());
+    let two = RedisStore::connect(&server.url()).await.unwrap().with_clock(clock.clone());
+    let id = one.put(clock.record(b"short".to_vec(), "p", 2000)).await.unwrap();
+    assert!(two.get(id).await.unwrap().is_some());
+    let ttl = server.pttl(&format!("{KEY_PREFIX}{id}"));
+    assert!((1..=2000).contains(&ttl), "Redis expires the key itself: PTTL {ttl}");
+    clock.advance(2000);
+    assert_eq!(one.get(id).await.unwrap(), None);
+    assert_eq!(two.get(id).await.unwrap(), None);
 
     // A node with other keys cannot use the links of the first.
     let stranger = node(&server, &KeySet::generate().unwrap()).await;
@@ -123,4 +131,14 @@ async fn a_redis_outage_fails_calls_and_recovery_needs_no_restart() {
 
 fn redis_at(server: &RedisServer) -> String {
     format!("Redis store at {}", server.url())
+}
+
+#[test]
+fn a_missing_redis_server_says_how_to_install_it() {
+    let empty = tempfile::tempdir().unwrap();
+    let mut command = std::process::Command::new("redis-server");
+    command.env("PATH", empty.path());
+    let err = common::spawn_redis_server(&mut command).unwrap_err();
+    assert!(err.starts_with(common::REDIS_MISSING), "{err}");
+    assert!(err.contains("install redis-server (apt install redis-server)"), "{err}");
 }

@@ -7,29 +7,36 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{RedisServer, behaviour_suite, concurrency_suite, record};
+use common::{ManualClock, RedisServer, behaviour_suite, concurrency_suite, expiry_suite, record};
 use toolwire_store::{
     MemoryStore, RedbOptions, RedbStore, RedisStore, ResultStore, StoreConfig, StoreError,
 };
 
 #[tokio::test]
 async fn memory_store_behaves() {
-    behaviour_suite(&MemoryStore::new()).await;
+    let clock = ManualClock::start();
+    let store = MemoryStore::new().with_clock(clock.clone());
+    behaviour_suite(&store).await;
+    expiry_suite(&store, &clock).await;
 }
 
 #[tokio::test]
 async fn redb_store_behaves() {
     let dir = tempfile::tempdir().unwrap();
-    let store = RedbStore::open(dir.path()).await.unwrap();
+    let clock = ManualClock::start();
+    let store = RedbStore::open(dir.path()).await.unwrap().with_clock(clock.clone());
     assert_eq!(store.path(), dir.path().join("results.redb"));
     behaviour_suite(&store).await;
+    expiry_suite(&store, &clock).await;
 }
 
 #[tokio::test]
 async fn redis_store_behaves() {
     let server = RedisServer::start();
-    let store = RedisStore::connect(&server.url()).await.unwrap();
+    let clock = ManualClock::start();
+    let store = RedisStore::connect(&server.url()).await.unwrap().with_clock(clock.clone());
     behaviour_suite(&store).await;
+    expiry_suite(&store, &clock).await;
 }
 
 #[tokio::test]
@@ -68,18 +75,23 @@ async fn a_held_data_directory_is_in_use() {
     assert_eq!(err.to_string(), format!("data directory in use: {}", dir.path().display()));
 }
 
-#[tokio::test]
+/// Paused tokio time: the sleep below lets the sweeper's interval tick without waiting (tokio
+/// moves virtual time on only while no task, blocking redb work included, can run).
+#[tokio::test(start_paused = true)]
 async fn the_background_sweep_removes_expired_records_in_batches() {
     let dir = tempfile::tempdir().unwrap();
+    let clock = ManualClock::start();
     let options =
         RedbOptions::default().sweep_interval(Some(Duration::from_millis(200))).sweep_batch(2);
-    let store = RedbStore::open_with(dir.path(), options).await.unwrap();
+    let store = RedbStore::open_with(dir.path(), options).await.unwrap().with_clock(clock.clone());
     let mut ids = Vec::new();
     for n in 0..5u8 {
-        ids.push(store.put(record(vec![n], "p", 300)).await.unwrap());
+        ids.push(store.put(clock.record(vec![n], "p", 300)).await.unwrap());
     }
-    let keeper = store.put(record(b"keep".to_vec(), "p", 60_000)).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(2000)).await;
+    let keeper = store.put(clock.record(b"keep".to_vec(), "p", 60_000)).await.unwrap();
+    clock.advance(300);
+    // One sweeper tick (at 200 ms of virtual time).
+    tokio::time::sleep(Duration::from_millis(250)).await;
     // The background task already removed all five (three batches of at most two): nothing is
     // left for an explicit sweep.
     assert_eq!(store.sweep().await.unwrap(), 0);

@@ -239,35 +239,54 @@ fn a_v2_document_that_asks_for_input_renders_on_every_target() {
     assert!(stdout(&a2a).contains("\"state\":\"input-required\""), "{}", stdout(&a2a));
 }
 
-/// Renders `input` for every built-in host on two revisions and both phases.
-fn host_renders(input: &str, extra: &[&str]) -> String {
-    let mut snapshot = String::new();
-    for host in
-        ["generic", "claude-code", "vscode", "codex", "claude-desktop", "kimi-code", "open-webui"]
+/// The server version the host snapshots show: the binary's own version is checked on every
+/// render, then pinned here so that a version bump does not rewrite the snapshots.
+const SNAPSHOT_SERVER_VERSION: &str = "0.1.0";
+
+/// One render as a snapshot entry: the wire text must be the compact form of its JSON (so the
+/// pretty entry pins every byte); the 2026-07-28 `serverInfo` version is the binary's, shown
+/// pinned.
+fn host_entry(wire: &str) -> String {
+    let wire = wire.strip_suffix('\n').unwrap_or_else(|| panic!("no final newline: {wire}"));
+    let mut parsed: serde_json::Value =
+        serde_json::from_str(wire).unwrap_or_else(|e| panic!("{e}: {wire}"));
+    assert_eq!(serde_json::to_string(&parsed).ok().as_deref(), Some(wire), "not compact JSON");
+    if let Some(version) = parsed.pointer_mut("/_meta/io.modelcontextprotocol~1serverInfo/version")
     {
-        for target in ["mcp-2025-11-25", "mcp-2026-07-28"] {
-            for phase in ["compat", "spec"] {
-                let args =
-                    [&["--target", target, "--phase", phase, "--host", host, "--now", NOW], extra]
-                        .concat();
-                let out = run(&args, input, &[]);
-                assert_eq!(out.status.code(), Some(0), "{host} {target}: {}", stderr(&out));
-                snapshot.push_str(&format!("{host} {target} {phase}:\n{}", stdout(&out)));
+        assert_eq!(version.as_str(), Some(env!("CARGO_PKG_VERSION")), "{wire}");
+        *version = SNAPSHOT_SERVER_VERSION.into();
+    }
+    serde_json::to_string_pretty(&parsed).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Every built-in host on two revisions and both phases, one snapshot per revision and phase
+/// holding each input for each host.
+#[test]
+fn host_renders_per_revision_and_phase() {
+    let inputs = [
+        (
+            "dry_run",
+            r#"{"success":true,"data":{"id":5,"name":"Walnut chair 5","oldPrice":400.95,"newPrice":12.5},"_meta":{"summary":"Dry run: the price would change; nothing was changed.","dryRun":true}}"#,
+        ),
+        ("data_alone", r#"{"success":true,"data":42}"#),
+    ];
+    let hosts =
+        ["generic", "claude-code", "vscode", "codex", "claude-desktop", "kimi-code", "open-webui"];
+    for target in ["mcp-2025-11-25", "mcp-2026-07-28"] {
+        for phase in ["compat", "spec"] {
+            let mut snapshot = String::new();
+            for (name, input) in inputs {
+                for host in hosts {
+                    let args = ["--target", target, "--phase", phase, "--host", host, "--now", NOW];
+                    let out = run(&args, input, &[]);
+                    assert_eq!(out.status.code(), Some(0), "{host} {target}: {}", stderr(&out));
+                    let entry = host_entry(&stdout(&out));
+                    snapshot.push_str(&format!("## {name}, host {host}\n{entry}\n\n"));
+                }
             }
+            insta::assert_snapshot!(format!("host_{target}-{phase}"), snapshot);
         }
     }
-    snapshot
-}
-
-#[test]
-fn host_renders_of_a_dry_run() {
-    let input = r#"{"success":true,"data":{"id":5,"name":"Walnut chair 5","oldPrice":400.95,"newPrice":12.5},"_meta":{"summary":"Dry run: the price would change; nothing was changed.","dryRun":true}}"#;
-    insta::assert_snapshot!("host_dry_run", host_renders(input, &[]));
-}
-
-#[test]
-fn host_renders_of_data_alone() {
-    insta::assert_snapshot!("host_data_alone", host_renders(r#"{"success":true,"data":42}"#, &[]));
 }
 
 #[test]

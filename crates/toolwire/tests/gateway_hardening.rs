@@ -381,8 +381,12 @@ impl TlsRedis {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .unwrap_or_else(|e| {
-                panic!("cannot start redis-server ({e}); scripts/test installs it with apt-get")
+            .unwrap_or_else(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => panic!(
+                    "redis-server is not installed: this test needs a real Redis; install \
+                     redis-server (apt install redis-server), as scripts/test does ({e})"
+                ),
+                _ => panic!("cannot start redis-server: {e}"),
             });
         let deadline = Instant::now() + Duration::from_secs(10);
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {

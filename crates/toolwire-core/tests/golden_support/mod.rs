@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use serde_json::{Map, Value, json};
-use toolwire_core::mapper::{Output, OutputMapper, RenderContext, Rendered};
+use toolwire_core::mapper::{MapperConfig, Output, OutputMapper, RenderContext, Rendered};
 use toolwire_core::{
     ErrorCode, Pagination, Part, Phase, Query, ResourceLinkPart, StoredLink, Target, Timestamp,
     ToolError, ToolOutput, ToolResult, legacy, wire,
@@ -20,6 +20,31 @@ pub fn ts(text: &str) -> Timestamp {
         Ok(at) => at,
         Err(err) => panic!("{err}"),
     }
+}
+
+/// The server version golden renders carry (2026-07-28 `serverInfo`), pinned so that a version
+/// bump of the crates does not rewrite every snapshot.
+pub const SERVER_VERSION: &str = "0.1.0";
+
+/// The mapper of the golden renders: defaults, with the server version pinned.
+pub fn golden_mapper() -> OutputMapper {
+    OutputMapper::new(MapperConfig::default().with_server_info("toolwire", SERVER_VERSION))
+}
+
+/// One render in a reviewed snapshot: `json` pretty-printed (key order and number text kept).
+/// The compact wire text must be exactly the compact re-serialization of that JSON, so a
+/// snapshot that matches pins every byte of the wire.
+pub fn snapshot_entry(target: Target, json: &str) -> String {
+    let parsed: Value =
+        serde_json::from_str(json).unwrap_or_else(|err| panic!("{target}: {err}\n{json}"));
+    let compact = serde_json::to_string(&parsed).unwrap_or_else(|err| panic!("{err}"));
+    assert_eq!(compact, json, "{target}: the wire is not the compact form of its JSON");
+    serde_json::to_string_pretty(&parsed).unwrap_or_else(|err| panic!("{err}"))
+}
+
+/// The snapshot name of a target and phase: `mcp-2025-06-18-compat`, `legacy`, `a2a-0.3`.
+pub fn snapshot_name(target: Target, phase: Phase) -> String {
+    label(target, phase).replace(' ', "-")
 }
 
 /// The fixed link the large sample is offloaded to.

@@ -1,15 +1,62 @@
-//! Shared test support: a real `redis-server` on a free loopback port, records, and the one
-//! behaviour suite every store must pass.
+//! Shared test support: a real `redis-server` on a free loopback port, a clock the tests move
+//! on by hand, records, and the behaviour suites every store must pass.
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use toolwire_core::Timestamp;
-use toolwire_store::{Record, RecordId, ResultStore};
+use toolwire_store::{Clock, Record, RecordId, ResultStore};
+
+/// A clock that stands still until the test moves it on: expiry is tested by moving time, not
+/// by waiting for it.
+#[derive(Debug)]
+pub struct ManualClock(Mutex<DateTime<Utc>>);
+
+impl ManualClock {
+    /// A clock at the current system time, to the millisecond (the precision of records).
+    pub fn start() -> Arc<Self> {
+        let now = Timestamp::with_fraction_digits(Utc::now(), 3).datetime();
+        Arc::new(Self(Mutex::new(now)))
+    }
+
+    /// Moves the clock `millis` on.
+    pub fn advance(&self, millis: i64) {
+        *self.0.lock().unwrap() += chrono::Duration::milliseconds(millis);
+    }
+
+    /// The time `millis` after the clock's now, with millisecond precision.
+    pub fn in_millis(&self, millis: i64) -> Timestamp {
+        Timestamp::with_fraction_digits(self.now() + chrono::Duration::milliseconds(millis), 3)
+    }
+
+    /// A record for `principal` made now and living `millis` by this clock.
+    pub fn record(&self, bytes: Vec<u8>, principal: &str, millis: i64) -> Record {
+        Record::new(bytes, "application/json", principal, self.in_millis(0), self.in_millis(millis))
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> DateTime<Utc> {
+        *self.0.lock().unwrap()
+    }
+}
+
+/// What a test says when `redis-server` is not installed.
+pub const REDIS_MISSING: &str = "redis-server is not installed: these tests need a real Redis; install redis-server \
+     (apt install redis-server), as scripts/test does";
+
+/// Starts `command` (a `redis-server`); a missing binary fails with [`REDIS_MISSING`].
+pub fn spawn_redis_server(command: &mut Command) -> Result<Child, String> {
+    command.spawn().map_err(|err| match err.kind() {
+        std::io::ErrorKind::NotFound => format!("{REDIS_MISSING} ({err})"),
+        _ => format!("cannot start redis-server: {err}"),
+    })
+}
 
 /// A `redis-server` started for one test, killed when dropped.
 pub struct RedisServer {
@@ -39,21 +86,15 @@ impl RedisServer {
     }
 
     fn spawn(&mut self) {
-        let child = Command::new("redis-server")
+        let mut command = Command::new("redis-server");
+        command
             .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1", "--save", ""])
             .args(["--appendonly", "no"])
             .arg("--dir")
             .arg(self.dir.path())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn();
-        let child = match child {
-            Ok(child) => child,
-            Err(err) => panic!(
-                "cannot start redis-server ({err}): these tests need a real Redis; install it \
-                 with `apt-get install redis-server` (scripts/test does this)"
-            ),
-        };
+            .stderr(Stdio::null());
+        let child = spawn_redis_server(&mut command).unwrap_or_else(|message| panic!("{message}"));
         self.child = Some(child);
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {
@@ -78,6 +119,23 @@ impl RedisServer {
     /// The URL of the server.
     pub fn url(&self) -> String {
         format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// The milliseconds left before Redis expires `key` itself (`PTTL`: -2 when there is no
+    /// such key, -1 when it never expires).
+    pub fn pttl(&self, key: &str) -> i64 {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        write!(stream, "*2\r\n$4\r\nPTTL\r\n${}\r\n{key}\r\n", key.len()).unwrap();
+        let mut reply = Vec::new();
+        let mut byte = [0u8; 1];
+        while !reply.ends_with(b"\r\n") {
+            stream.read_exact(&mut byte).unwrap();
+            reply.push(byte[0]);
+        }
+        let reply = String::from_utf8(reply).unwrap();
+        let number = reply.strip_prefix(':').unwrap_or_else(|| panic!("PTTL answered {reply:?}"));
+        number.trim_end().parse().unwrap()
     }
 
     /// The port.
@@ -162,15 +220,25 @@ pub async fn behaviour_suite(store: &dyn ResultStore) {
     assert_eq!(store.get(id).await.unwrap(), Some(original));
 
     // A record that has already expired is refused.
-    let stale = record(b"x".to_vec(), "p", -1);
+    let stale = record(b"x".to_vec(), "p", -60_000);
     let err = store.put(stale.clone()).await.unwrap_err();
     assert_eq!(err.to_string(), format!("record already expired at {}", stale.expires));
+    // The sweep leaves live records alone.
+    store.sweep().await.unwrap();
+    assert!(store.get(id).await.unwrap().is_some());
+    assert!(store.get(empty_id).await.unwrap().is_some());
+}
 
-    // A short-lived record is there until it expires and never after, sweep or no sweep.
-    let short = record(b"short".to_vec(), "p", 2000);
+/// Expiry on a store reading `clock`: a short-lived record is there until the clock reaches its
+/// expiry and never after, sweep or no sweep; the sweep removes exactly the expired record.
+pub async fn expiry_suite(store: &dyn ResultStore, clock: &ManualClock) {
+    let long = store.put(clock.record(b"long".to_vec(), "p", 3_600_000)).await.unwrap();
+    let short = clock.record(b"short".to_vec(), "p", 2000);
     let short_id = store.put(short.clone()).await.unwrap();
     assert_eq!(store.get(short_id).await.unwrap(), Some(short));
-    tokio::time::sleep(Duration::from_millis(2100)).await;
+    clock.advance(1999);
+    assert!(store.get(short_id).await.unwrap().is_some(), "{}: expired early", store.backend());
+    clock.advance(1);
     assert_eq!(
         store.get(short_id).await.unwrap(),
         None,
@@ -182,12 +250,16 @@ pub async fn behaviour_suite(store: &dyn ResultStore) {
         assert_eq!(swept, 0, "Redis expires keys itself");
     } else {
         assert_eq!(swept, 1, "{}: the sweep removes exactly the expired record", store.backend());
+        assert!(!store.delete(short_id).await.unwrap());
     }
     assert_eq!(store.get(short_id).await.unwrap(), None);
-    assert!(!store.delete(short_id).await.unwrap());
-    // The sweep left the live records alone.
-    assert!(store.get(id).await.unwrap().is_some());
-    assert!(store.get(empty_id).await.unwrap().is_some());
+    assert!(store.get(long).await.unwrap().is_some());
+    // What expired by the clock is refused by the clock.
+    let stale = clock.record(b"x".to_vec(), "p", 0);
+    assert!(matches!(
+        store.put(stale).await,
+        Err(toolwire_store::StoreError::AlreadyExpired { .. })
+    ));
 }
 
 /// 64 tasks put and read 1 MiB records at once; every record comes back intact.

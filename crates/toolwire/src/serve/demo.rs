@@ -480,6 +480,73 @@ mod tests {
         assert!(product(&products, CATALOG_SIZE + 1).is_none());
     }
 
+    /// The chart of `category` decoded by the `png` crate (`::png`: `png` here is the encoder): its header, palette and pixels as
+    /// RGB.
+    fn decoded_chart(category: Option<&str>) -> (::png::Info<'static>, Vec<u8>) {
+        let input = ChartInput { category: category.map(str::to_owned) };
+        let result = chart(&catalog(), input);
+        let [Part::Binary(image)] = result.parts() else {
+            panic!("one image part expected: {:?}", result.parts())
+        };
+        assert_eq!(
+            (image.mime_type.as_str(), image.name.as_deref()),
+            ("image/png", Some("chart.png"))
+        );
+        let mut decoder = ::png::Decoder::new(std::io::Cursor::new(image.data.clone()));
+        decoder.set_transformations(::png::Transformations::EXPAND);
+        let mut reader = decoder.read_info().unwrap_or_else(|e| panic!("{e}"));
+        let mut rgb = vec![0; reader.output_buffer_size().unwrap_or(0)];
+        let frame = reader.next_frame(&mut rgb).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            (frame.color_type, frame.bit_depth),
+            (::png::ColorType::Rgb, ::png::BitDepth::Eight)
+        );
+        rgb.truncate(frame.buffer_size());
+        (reader.info().clone(), rgb)
+    }
+
+    #[test]
+    fn the_chart_decodes_as_the_promised_bars() {
+        const WHITE: [u8; 3] = [255, 255, 255];
+        const BLUE: [u8; 3] = [66, 133, 244];
+        const BLACK: [u8; 3] = [0, 0, 0];
+        let products = read(&catalog(), <[Product]>::to_vec).unwrap_or_default();
+        for category in [None, Some("chairs")] {
+            let (info, rgb) = decoded_chart(category);
+            // A 320×200 two-bit palette image of white, blue and black.
+            assert_eq!((info.width, info.height), (320, 200));
+            assert_eq!(
+                (info.color_type, info.bit_depth),
+                (::png::ColorType::Indexed, ::png::BitDepth::Two)
+            );
+            assert!(!info.interlaced);
+            assert_eq!(info.palette.as_deref(), Some(&[WHITE, BLUE, BLACK].concat()[..]));
+            let pixel = |x: usize, y: usize| -> [u8; 3] {
+                let at = (y * 320 + x) * 3;
+                [rgb[at], rgb[at + 1], rgb[at + 2]]
+            };
+            // The axis is the black row 10 pixels above the bottom; below it, white.
+            assert!((0..320).all(|x| pixel(x, 190) == BLACK), "{category:?}");
+            assert!((0..320).all(|x| (191..200).all(|y| pixel(x, y) == WHITE)), "{category:?}");
+            // Each bar stands on the axis in the middle of its slot, as tall as its count
+            // scaled to the tallest bar's 180 pixels, with white above it.
+            let bars = bars(&products, category);
+            let max = bars.iter().map(|(_, n)| *n).max().unwrap_or(1) as usize;
+            let slot = 320 / bars.len();
+            assert!(bars.iter().any(|(_, n)| *n > 0), "{category:?}: {bars:?}");
+            for (i, (label, n)) in bars.iter().enumerate() {
+                let x = i * slot + slot / 2;
+                let height = *n as usize * 180 / max;
+                let blue = (0..190).filter(|&y| pixel(x, y) == BLUE).count();
+                assert_eq!(blue, height, "{category:?} {label}");
+                assert!((190 - height..190).all(|y| pixel(x, y) == BLUE), "{category:?} {label}");
+                assert!((0..190 - height).all(|y| pixel(x, y) == WHITE), "{category:?} {label}");
+                // Between slots: white down to the axis.
+                assert!((0..190).all(|y| pixel(i * slot, y) == WHITE), "{category:?} {label}");
+            }
+        }
+    }
+
     #[test]
     fn the_export_is_well_over_the_limit() {
         let all = read(&catalog(), <[Product]>::to_vec).unwrap_or_default();

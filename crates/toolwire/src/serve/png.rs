@@ -90,6 +90,27 @@ mod tests {
     }
 
     #[test]
+    fn the_png_crate_decodes_every_pixel() {
+        // 601 × 500: rows of 151 bytes (the last one partly filled), 75 500 bytes of image data,
+        // so the zlib stream needs two stored blocks.
+        let (width, height) = (601usize, 500usize);
+        let palette = [[255, 255, 255], [66, 133, 244], [0, 0, 0], [200, 10, 20]];
+        let pixels: Vec<u8> =
+            (0..width * height).map(|i| ((i % width + i / width) % 4) as u8).collect();
+        let encoded = encode_indexed(width as u32, height as u32, &palette, &pixels);
+        let mut decoder = ::png::Decoder::new(std::io::Cursor::new(encoded));
+        decoder.set_transformations(::png::Transformations::EXPAND);
+        let mut reader = decoder.read_info().unwrap_or_else(|e| panic!("{e}"));
+        let mut rgb = vec![0; reader.output_buffer_size().unwrap_or(0)];
+        let frame = reader.next_frame(&mut rgb).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((frame.width, frame.height), (601, 500));
+        assert_eq!(frame.color_type, ::png::ColorType::Rgb);
+        let expected: Vec<u8> =
+            pixels.iter().flat_map(|&index| palette[usize::from(index)]).collect();
+        assert!(rgb[..frame.buffer_size()] == expected[..], "decoded pixels differ");
+    }
+
+    #[test]
     fn a_small_image_is_a_wellformed_png() {
         // Five pixels in one row: indices 1, 0, 2, 3, 1 → bytes 0b01_00_10_11, 0b01_00_00_00.
         let png = encode_indexed(5, 1, &[[255, 255, 255], [255, 0, 0]], &[1, 0, 2, 3, 1]);

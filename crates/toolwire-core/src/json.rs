@@ -1,47 +1,10 @@
-//! Small JSON helpers: the compact writer every wire format and the v1 form are written with
-//! (escaping exactly as serde_json does, numbers from their own text), and helpers shared by the
-//! parsers, the schema declarations and the wire checker.
+//! The compact JSON writer the MCP lowering is written with (escaping exactly as serde_json
+//! does, numbers from their own text).
 
 use std::fmt::Write as _;
 
 use base64::Engine as _;
 use serde_json::Value;
-
-/// A short name of a JSON value's kind, for messages ("a string", "an object", …).
-pub(crate) fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// The bytes of JSON text that lie outside string literals, with their offsets (the quotes
-/// themselves are inside). Trusts nothing but quotes and backslashes, so it is safe on any input.
-pub(crate) fn outside_strings(input: &[u8]) -> impl Iterator<Item = (usize, u8)> + '_ {
-    let mut in_string = false;
-    let mut escaped = false;
-    input.iter().enumerate().filter_map(move |(offset, &byte)| {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if byte == b'\\' {
-                escaped = true;
-            } else if byte == b'"' {
-                in_string = false;
-            }
-            None
-        } else if byte == b'"' {
-            in_string = true;
-            None
-        } else {
-            Some((offset, byte))
-        }
-    })
-}
 
 /// Shorthand for the escape kinds of [`ESCAPE`]: `U` = `\u00XX`, `0` = no escape.
 const U: u8 = b'u';
@@ -229,13 +192,6 @@ pub(crate) fn write_base64(out: &mut String, bytes: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn skips_string_contents_and_escaped_quotes() {
-        let text = br#"{"a\"[": [1, "}"]}"#;
-        let seen: String = outside_strings(text).map(|(_, b)| char::from(b)).collect();
-        assert_eq!(seen, "{: [1, ]}");
-    }
 
     #[test]
     fn strings_escape_like_serde_json() {

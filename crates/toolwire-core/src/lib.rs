@@ -10,6 +10,7 @@ pub mod grammar;
 pub mod host;
 pub mod input;
 mod json;
+mod json_kind;
 pub mod layout;
 pub mod legacy;
 pub mod link;

@@ -8,9 +8,41 @@
 //! is what `inputRequests` carries on MCP, what the v2 form stores, what the down-levelled
 //! failure lists in `details.inputRequests` and what A2A's `status.message` carries as data.
 
+use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, ToolError};
+
+/// An `InputRequest` on the wire: `{"method", "params"}`, keys in this order.
+#[derive(Serialize)]
+struct RequestWire<'a> {
+    method: &'static str,
+    params: ParamsWire<'a>,
+}
+
+/// The parameters of each request, as MCP writes them.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ParamsWire<'a> {
+    Form {
+        mode: &'static str,
+        message: &'a str,
+        #[serde(rename = "requestedSchema")]
+        requested_schema: &'a Map<String, Value>,
+    },
+    Url {
+        mode: &'static str,
+        message: &'a str,
+        url: &'a str,
+    },
+    Sample(&'a Map<String, Value>),
+    None {},
+}
+
+/// The value of a shape that always serializes: string keys, numbers kept as their text.
+fn to_json_value(shape: &impl Serialize) -> Value {
+    serde_json::to_value(shape).unwrap_or(Value::Null)
+}
 
 /// One thing a tool asks the client for.
 #[non_exhaustive]
@@ -97,30 +129,28 @@ impl InputRequest {
 
     /// The request's parameters as MCP writes them.
     pub fn params(&self) -> Map<String, Value> {
-        let mut params = Map::new();
-        match self {
-            Self::ElicitForm { message, requested_schema } => {
-                params.insert("mode".into(), Value::String("form".into()));
-                params.insert("message".into(), Value::String(message.clone()));
-                params.insert("requestedSchema".into(), Value::Object(requested_schema.clone()));
-            }
-            Self::ElicitUrl { message, url } => {
-                params.insert("mode".into(), Value::String("url".into()));
-                params.insert("message".into(), Value::String(message.clone()));
-                params.insert("url".into(), Value::String(url.clone()));
-            }
-            Self::Sample(sample) => params.clone_from(sample),
-            Self::ListRoots => {}
+        match to_json_value(&self.wire().params) {
+            Value::Object(params) => params,
+            _ => Map::new(),
         }
-        params
     }
 
     /// The 2026-07-28 `InputRequest` JSON: `{"method", "params"}`.
     pub fn to_value(&self) -> Value {
-        let mut request = Map::new();
-        request.insert("method".into(), Value::String(self.method().into()));
-        request.insert("params".into(), Value::Object(self.params()));
-        Value::Object(request)
+        to_json_value(self)
+    }
+
+    /// The wire shape, borrowing the request.
+    fn wire(&self) -> RequestWire<'_> {
+        let params = match self {
+            Self::ElicitForm { message, requested_schema } => {
+                ParamsWire::Form { mode: "form", message, requested_schema }
+            }
+            Self::ElicitUrl { message, url } => ParamsWire::Url { mode: "url", message, url },
+            Self::Sample(sample) => ParamsWire::Sample(sample),
+            Self::ListRoots => ParamsWire::None {},
+        };
+        RequestWire { method: self.method(), params }
     }
 
     /// Reads an `InputRequest` JSON back; the error says what is wrong, relative to the request.
@@ -163,6 +193,24 @@ impl InputRequest {
     }
 }
 
+/// An input request serializes as the 2026-07-28 `InputRequest`: `{"method", "params"}`.
+impl Serialize for InputRequest {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.wire().serialize(serializer)
+    }
+}
+
+/// The requests of an [`InputRequired`] as the `inputRequests` map (key → `InputRequest`), in
+/// order, borrowed: what every target writes without building a map first.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct InputRequests<'a>(&'a [(String, InputRequest)]);
+
+impl Serialize for InputRequests<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(key, request)| (key, request)))
+    }
+}
+
 /// The outcome "input required": keyed requests in order and an optional state.
 #[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -201,6 +249,11 @@ impl InputRequired {
     /// The request under `key`.
     pub fn get(&self, key: &str) -> Option<&InputRequest> {
         self.requests.iter().find(|(k, _)| k == key).map(|(_, request)| request)
+    }
+
+    /// The requests as the 2026-07-28 `inputRequests` map, for serializing.
+    pub(crate) fn requests_json(&self) -> InputRequests<'_> {
+        InputRequests(&self.requests)
     }
 
     /// The requests as the 2026-07-28 `inputRequests` map.

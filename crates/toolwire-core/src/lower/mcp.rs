@@ -332,9 +332,7 @@ fn write_binary(out: &mut String, index: usize, binary: &BinaryPart, caps: McpCa
 }
 
 fn write_resource_link(out: &mut String, link: &ResourceLinkPart) {
-    let mut obj = Obj::open(out);
-    crate::v1::write_resource_link_members(&mut obj, link);
-    obj.close();
+    out.push_str(&crate::v1::compact(&crate::v1::ResourceLinkForm::from(link)));
 }
 
 /// `Resource <title or name>: <uri> (<mime>, <size> bytes) — <description>`, absent items left

@@ -16,7 +16,7 @@ use crate::layout::Layout;
 use crate::link::StoredLink;
 
 pub(crate) use crate::json::{Obj, to_json, write_base64, write_map, write_str, write_value};
-pub(crate) use crate::v1::{write_pagination, write_query, write_v1_part, write_v1_stored_link};
+pub(crate) use crate::v1::{write_pagination, write_query};
 
 pub use mcp::{McpCaps, StructuredCap};
 

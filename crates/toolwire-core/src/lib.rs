@@ -19,6 +19,7 @@ pub mod meta;
 pub mod parse;
 pub mod part;
 pub mod result;
+pub mod revision;
 pub mod schema;
 pub mod timestamp;
 pub mod v1;

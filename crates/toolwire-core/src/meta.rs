@@ -1,6 +1,5 @@
 //! Metadata: the well-known typed fields and the namespaced extensions.
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::grammar;
@@ -40,23 +39,17 @@ impl Metadata {
     }
 }
 
-/// Pagination of a list result. Serializes as its v1 form (`total`, `page`, `limit`,
-/// `nextCursor`, absent ones left out), the shape every target writes it in.
+/// Pagination of a list result.
 #[non_exhaustive]
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Pagination {
     /// Items in the whole list.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub total: Option<u64>,
     /// This page's number, from 1.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub page: Option<u64>,
     /// Items per page.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<u64>,
     /// The cursor for the next page.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
 }
 
@@ -73,9 +66,9 @@ impl Pagination {
     }
 }
 
-/// The tool call a result answers. Serializes as its v1 form (`tool`, `arguments`).
+/// The tool call a result answers.
 #[non_exhaustive]
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Query {
     /// The tool's name.
     pub tool: String,

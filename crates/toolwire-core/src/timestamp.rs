@@ -5,7 +5,6 @@
 use std::fmt;
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use serde::{Serialize, Serializer};
 
 /// A point in time, rendered as RFC 3339 in UTC with `Z`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -72,13 +71,6 @@ impl fmt::Display for Timestamp {
         let nanos = format!("{:09}", self.at.timestamp_subsec_nanos());
         let base = seconds.trim_end_matches('Z');
         write!(f, "{base}.{}Z", &nanos[..usize::from(self.fraction_digits)])
-    }
-}
-
-/// A timestamp serializes as its RFC 3339 text, exactly as [`Display`](fmt::Display) writes it.
-impl Serialize for Timestamp {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
     }
 }
 

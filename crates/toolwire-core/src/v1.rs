@@ -20,6 +20,7 @@ use serde_json::{Map, Value};
 use crate::error::{ErrorCode, ToolError};
 use crate::input::{InputRequest, InputRequests, InputRequired};
 use crate::link::StoredLink;
+use crate::lower::{Base64, Displayed, PaginationJson, QueryJson, ResourceLink, to_json_string};
 use crate::meta::{Extensions, Metadata, Pagination, Query};
 use crate::part::{
     BinaryPart, EmbeddedResourcePart, Part, ResourceContents, ResourceLinkPart, TextPart,
@@ -129,7 +130,7 @@ pub enum V1Error {
 
 /// The v1 form of `result` as compact JSON.
 pub fn to_string(result: &ToolResult) -> String {
-    compact(&Doc::new(result, result.meta()))
+    to_json_string(&Doc::new(result, result.meta()))
 }
 
 /// The v1 bytes of `result` as generated at `at`: what an offload stores. Only the metadata is
@@ -137,28 +138,12 @@ pub fn to_string(result: &ToolResult) -> String {
 pub(crate) fn to_vec_generated_at(result: &ToolResult, at: Timestamp) -> Vec<u8> {
     let mut meta = result.meta().clone();
     meta.generated_at = Some(at);
-    compact(&Doc::new(result, &meta)).into_bytes()
+    to_json_string(&Doc::new(result, &meta)).into_bytes()
 }
 
 /// The v1 form of `result` as compact JSON bytes (UTF-8).
 pub fn to_vec(result: &ToolResult) -> Vec<u8> {
     to_string(result).into_bytes()
-}
-
-/// The compact JSON text of a wire shape. Serializing the shapes cannot fail (their keys are
-/// strings and their numbers JSON text), so an error never reaches the fallback `null`.
-pub(crate) fn compact(shape: &impl Serialize) -> String {
-    serde_json::to_string(shape).unwrap_or_else(|_| "null".to_owned())
-}
-
-/// Appends pagination in the v1 form.
-pub(crate) fn write_pagination(out: &mut String, pagination: &Pagination) {
-    out.push_str(&compact(pagination));
-}
-
-/// Appends an echoed query in the v1 form.
-pub(crate) fn write_query(out: &mut String, query: &Query) {
-    out.push_str(&compact(query));
 }
 
 /// A v1 (or v2) document, keys in the order DESIGN §2 shows; absent and empty members left out.
@@ -234,17 +219,17 @@ struct InputForm<'a> {
 #[serde(rename_all = "camelCase")]
 struct MetaForm<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pagination: Option<&'a Pagination>,
+    pagination: Option<PaginationJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     dry_run: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     response_size: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    query: Option<&'a Query>,
+    query: Option<QueryJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    generated_at: Option<&'a Timestamp>,
+    generated_at: Option<Displayed<Timestamp>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    expires_at: Option<&'a Timestamp>,
+    expires_at: Option<Displayed<Timestamp>>,
     #[serde(skip_serializing_if = "Extensions::is_empty", serialize_with = "namespaces")]
     extensions: &'a Extensions,
 }
@@ -252,12 +237,12 @@ struct MetaForm<'a> {
 impl<'a> From<&'a Metadata> for MetaForm<'a> {
     fn from(meta: &'a Metadata) -> Self {
         Self {
-            pagination: meta.pagination.as_ref(),
+            pagination: meta.pagination.as_ref().map(PaginationJson::from),
             dry_run: meta.dry_run,
             response_size: meta.response_size,
-            query: meta.query.as_ref(),
-            generated_at: meta.generated_at.as_ref(),
-            expires_at: meta.expires_at.as_ref(),
+            query: meta.query.as_ref().map(QueryJson::from),
+            generated_at: meta.generated_at.map(Displayed),
+            expires_at: meta.expires_at.map(Displayed),
             extensions: &meta.extensions,
         }
     }
@@ -294,105 +279,55 @@ impl Serialize for Parts<'_> {
 
 /// A part in the v1 part JSON: `type` first, then its members.
 #[derive(Serialize)]
-#[serde(untagged)]
+#[serde(tag = "type", rename_all = "snake_case")]
 enum PartForm<'a> {
-    Text(TextForm<'a>),
-    Binary(BinaryForm<'a>),
-    ResourceLink(ResourceLinkForm<'a>),
-    Embedded(EmbeddedForm<'a>),
+    Text {
+        text: &'a str,
+    },
+    #[serde(rename_all = "camelCase")]
+    Binary {
+        mime_type: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        data: Option<Base64<'a>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        name: Option<&'a str>,
+    },
+    ResourceLink(ResourceLink<'a>),
+    #[serde(rename_all = "camelCase")]
+    EmbeddedResource {
+        uri: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        mime_type: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        text: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        blob: Option<Base64<'a>>,
+    },
 }
 
 impl<'a> PartForm<'a> {
     fn new(part: &'a Part, payload: bool) -> Self {
         match part {
-            Part::Text(text) => Self::Text(TextForm { text: &text.text }),
-            Part::Binary(binary) => Self::Binary(BinaryForm {
+            Part::Text(text) => Self::Text { text: &text.text },
+            Part::Binary(binary) => Self::Binary {
                 mime_type: &binary.mime_type,
                 data: payload.then_some(Base64(&binary.data)),
                 name: binary.name.as_deref(),
-            }),
-            Part::ResourceLink(link) => Self::ResourceLink(ResourceLinkForm::from(link)),
+            },
+            Part::ResourceLink(link) => Self::ResourceLink(ResourceLink::from(link)),
             Part::EmbeddedResource(resource) => {
                 let (text, blob) = match &resource.contents {
                     ResourceContents::Text(text) => (Some(text.as_str()), None),
                     ResourceContents::Blob(blob) => (None, payload.then_some(Base64(blob))),
                 };
-                Self::Embedded(EmbeddedForm {
+                Self::EmbeddedResource {
                     uri: &resource.uri,
                     mime_type: resource.mime_type.as_deref(),
                     text,
                     blob,
-                })
+                }
             }
         }
-    }
-}
-
-#[derive(Serialize)]
-#[serde(tag = "type", rename = "text")]
-struct TextForm<'a> {
-    text: &'a str,
-}
-
-#[derive(Serialize)]
-#[serde(tag = "type", rename = "binary", rename_all = "camelCase")]
-struct BinaryForm<'a> {
-    mime_type: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    data: Option<Base64<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    name: Option<&'a str>,
-}
-
-/// A resource link, in the shape MCP's `resource_link` block and the v1 part share: `type`,
-/// `uri`, `name`, `title`, `description`, `mimeType`, `size`.
-#[derive(Serialize)]
-#[serde(tag = "type", rename = "resource_link", rename_all = "camelCase")]
-pub(crate) struct ResourceLinkForm<'a> {
-    uri: &'a str,
-    name: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    title: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    description: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    mime_type: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    size: Option<u64>,
-}
-
-impl<'a> From<&'a ResourceLinkPart> for ResourceLinkForm<'a> {
-    fn from(link: &'a ResourceLinkPart) -> Self {
-        Self {
-            uri: &link.uri,
-            name: &link.name,
-            title: link.title.as_deref(),
-            description: link.description.as_deref(),
-            mime_type: link.mime_type.as_deref(),
-            size: link.size,
-        }
-    }
-}
-
-#[derive(Serialize)]
-#[serde(tag = "type", rename = "embedded_resource", rename_all = "camelCase")]
-struct EmbeddedForm<'a> {
-    uri: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    mime_type: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    text: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    blob: Option<Base64<'a>>,
-}
-
-/// Bytes as standard base64 (with padding), the form every wire format uses.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Base64<'a>(pub(crate) &'a [u8]);
-
-impl Serialize for Base64<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(&base64::display::Base64Display::new(self.0, &BASE64))
     }
 }
 
@@ -422,7 +357,7 @@ struct StoredLinkForm<'a> {
     size: Option<u64>,
     mime_type: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    expires_at: Option<&'a Timestamp>,
+    expires_at: Option<Displayed<Timestamp>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     description: Option<&'a str>,
 }
@@ -433,7 +368,7 @@ impl<'a> From<&'a StoredLink> for StoredLinkForm<'a> {
             uri: &link.uri,
             size: link.size,
             mime_type: &link.mime_type,
-            expires_at: link.expires_at.as_ref(),
+            expires_at: link.expires_at.map(Displayed),
             description: link.description.as_deref(),
         }
     }
@@ -785,7 +720,7 @@ mod tests {
     use super::*;
 
     fn part_json(part: &Part, include_payload: bool) -> String {
-        compact(&PartForm::new(part, include_payload))
+        to_json_string(&PartForm::new(part, include_payload))
     }
 
     #[test]

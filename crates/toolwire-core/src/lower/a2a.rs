@@ -18,14 +18,13 @@ use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::{Obj, stored_link_name, write_prefixed_meta};
+use super::{Base64, Displayed, PrefixedKey, PrefixedMeta, stored_link_name, to_json_string};
 use crate::input::InputRequests;
 use crate::layout::Layout;
 use crate::link::StoredLink;
 use crate::part::{Part, ResourceContents};
 use crate::target::A2aVersion;
 use crate::timestamp::Timestamp;
-use crate::v1::{Base64, compact};
 
 /// The ids and names the caller gives a task.
 #[derive(Debug, Clone, Copy)]
@@ -76,7 +75,7 @@ pub(crate) fn render(
     version: A2aVersion,
     ids: &TaskIds<'_>,
 ) {
-    let text = compact(&Task::new(layout, dialect(version), ids));
+    let text = to_json_string(&Task::new(layout, dialect(version), ids));
     if out.is_empty() {
         *out = text;
     } else {
@@ -96,7 +95,7 @@ struct Task<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     artifacts: Option<[Artifact<'a>; 1]>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    metadata: Option<Box<RawValue>>,
+    metadata: Option<PrefixedMeta<'a>>,
 }
 
 impl<'a> Task<'a> {
@@ -104,7 +103,7 @@ impl<'a> Task<'a> {
         let parts = artifact_parts(layout, d, ids.prefix);
         // M goes with the artifact of a success, else on the task.
         let artifact_meta = !parts.is_empty() && layout.result().is_success();
-        let metadata = || result_metadata(layout, ids.prefix);
+        let metadata = || PrefixedMeta::new(*layout, ids.prefix, true);
         let artifacts = (!parts.is_empty()).then(|| {
             [Artifact {
                 artifact_id: format!("{}-result", ids.task_id),
@@ -130,7 +129,7 @@ struct Status<'a> {
     state: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     message: Option<Message<'a>>,
-    timestamp: Timestamp,
+    timestamp: Displayed<Timestamp>,
 }
 
 impl<'a> Status<'a> {
@@ -151,7 +150,7 @@ impl<'a> Status<'a> {
                 return Self {
                     state: d.completed,
                     message: None,
-                    timestamp: layout.generated_at(),
+                    timestamp: Displayed(layout.generated_at()),
                 };
             }
         };
@@ -164,7 +163,7 @@ impl<'a> Status<'a> {
             role: d.agent,
             parts: (TextPart::new(d, text), DataPart::new(d, data)),
         };
-        Self { state, message: Some(message), timestamp: layout.generated_at() }
+        Self { state, message: Some(message), timestamp: Displayed(layout.generated_at()) }
     }
 }
 
@@ -204,16 +203,7 @@ struct Artifact<'a> {
     name: &'a str,
     parts: Vec<A2aPart<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    metadata: Option<Box<RawValue>>,
-}
-
-/// The result metadata M as `<p>/…` members (the MCP `_meta` keys).
-fn result_metadata(layout: &Layout<'_>, prefix: &str) -> Box<RawValue> {
-    let mut text = String::new();
-    let mut meta = Obj::open(&mut text);
-    write_prefixed_meta(&mut meta, layout, prefix, true);
-    meta.close();
-    RawValue::from_string(text).unwrap_or_default()
+    metadata: Option<PrefixedMeta<'a>>,
 }
 
 /// A part of the artifact.
@@ -232,7 +222,7 @@ fn artifact_parts<'a>(layout: &'a Layout<'_>, d: Dialect, prefix: &'a str) -> Ve
         return vec![A2aPart::Text(TextPart::new(d, Text::Borrowed(raw)))];
     }
     let mut parts = Vec::with_capacity(2 + result.parts().len() + result.stored_links().len());
-    if let Some(data) = layout.data_json().and_then(|json| serde_json::from_str(json).ok()) {
+    if let Some(data) = layout.data_raw() {
         let is_object = result.data().is_some_and(Value::is_object);
         parts.push(A2aPart::Data(if d.kinds && !is_object {
             DataPart {
@@ -392,7 +382,7 @@ struct PartMeta<'a> {
     description: Option<&'a str>,
     mime_type: Option<&'a str>,
     size: Option<u64>,
-    expires_at: Option<&'a Timestamp>,
+    expires_at: Option<Timestamp>,
 }
 
 impl PartMeta<'_> {
@@ -419,7 +409,7 @@ impl PartMeta<'_> {
 impl Serialize for PartMeta<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap as _;
-        let key = |name: &str| format!("{}/{name}", self.prefix);
+        let key = |name| PrefixedKey(self.prefix, name);
         let mut map = serializer.serialize_map(None)?;
         let strings = [
             ("uri", self.uri),
@@ -436,7 +426,7 @@ impl Serialize for PartMeta<'_> {
             map.serialize_entry(&key("size"), &size)?;
         }
         if let Some(at) = self.expires_at {
-            map.serialize_entry(&key("expiresAt"), at)?;
+            map.serialize_entry(&key("expiresAt"), &Displayed(at))?;
         }
         map.end()
     }
@@ -496,7 +486,7 @@ fn stored_link_part<'a>(
         title: Some("Full result"),
         description: summary.or(link.description.as_deref()),
         size: link.size,
-        expires_at: link.expires_at.as_ref(),
+        expires_at: link.expires_at,
         ..PartMeta::NONE
     };
     let name = Text::Owned(stored_link_name(link));
@@ -513,6 +503,6 @@ mod tests {
         let meta =
             PartMeta { prefix: "dev.toolwire", title: Some("T"), size: Some(3), ..PartMeta::NONE };
         assert!(!meta.is_empty());
-        assert_eq!(compact(&meta), r#"{"dev.toolwire/title":"T","dev.toolwire/size":3}"#);
+        assert_eq!(to_json_string(&meta), r#"{"dev.toolwire/title":"T","dev.toolwire/size":3}"#);
     }
 }

@@ -20,11 +20,12 @@ use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::{Displayed, PaginationJson, PrefixedKey, QueryJson, to_json_string};
 use crate::layout::Layout;
 use crate::link::StoredLink;
-use crate::meta::{Extensions, Metadata, Pagination, Query};
+use crate::meta::{Extensions, Metadata};
 use crate::timestamp::Timestamp;
-use crate::v1::{Parts, StoredLinks, compact};
+use crate::v1::{Parts, StoredLinks};
 
 /// Appends the envelope of `layout`'s result to `out`. `include_payloads` is false for the
 /// compat block, whose binary parts travel as blocks of their own.
@@ -33,7 +34,7 @@ pub(crate) fn render(out: &mut String, layout: &Layout<'_>, include_payloads: bo
         out.push_str(raw);
         return;
     }
-    let text = compact(&Envelope::new(layout, include_payloads));
+    let text = to_json_string(&Envelope::new(layout, include_payloads));
     if out.is_empty() {
         *out = text;
     } else {
@@ -66,11 +67,7 @@ impl<'a> Envelope<'a> {
     fn new(layout: &'a Layout<'_>, include_payloads: bool) -> Self {
         let meta = EnvelopeMeta::new(layout, include_payloads);
         match layout.result().error() {
-            None => Self::Success {
-                success: true,
-                data: layout.data_json().and_then(|json| serde_json::from_str(json).ok()),
-                meta,
-            },
+            None => Self::Success { success: true, data: layout.data_raw(), meta },
             Some(error) => Self::Failure {
                 success: false,
                 error: &error.message,
@@ -89,14 +86,14 @@ struct EnvelopeMeta<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     dry_run: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pagination: Option<&'a Pagination>,
+    pagination: Option<PaginationJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     response_size: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    query: Option<&'a Query>,
-    generated_at: Timestamp,
+    query: Option<QueryJson<'a>>,
+    generated_at: Displayed<Timestamp>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    expires_at: Option<&'a Timestamp>,
+    expires_at: Option<Displayed<Timestamp>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     summary: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -124,11 +121,11 @@ impl<'a> EnvelopeMeta<'a> {
         };
         Self {
             dry_run: meta.dry_run,
-            pagination: meta.pagination.as_ref(),
+            pagination: meta.pagination.as_ref().map(PaginationJson::from),
             response_size: meta.response_size,
-            query: meta.query.as_ref(),
-            generated_at: layout.generated_at(),
-            expires_at: meta.expires_at.as_ref(),
+            query: meta.query.as_ref().map(QueryJson::from),
+            generated_at: Displayed(layout.generated_at()),
+            expires_at: meta.expires_at.map(Displayed),
             summary: result.summary(),
             resource_uri: pointer.map(|first| first.uri.as_str()),
             note: pointer.and_then(|first| first.description.as_deref()),
@@ -145,7 +142,7 @@ fn extension_keys<S: Serializer>(
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
     serializer.collect_map(
-        extensions.iter().map(|(namespace, key, value)| (format!("{namespace}/{key}"), value)),
+        extensions.iter().map(|(namespace, key, value)| (PrefixedKey(namespace, key), value)),
     )
 }
 

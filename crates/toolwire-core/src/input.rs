@@ -137,7 +137,7 @@ impl InputRequest {
 
     /// The 2026-07-28 `InputRequest` JSON: `{"method", "params"}`.
     pub fn to_value(&self) -> Value {
-        to_json_value(self)
+        to_json_value(&self.wire())
     }
 
     /// The wire shape, borrowing the request.
@@ -193,21 +193,15 @@ impl InputRequest {
     }
 }
 
-/// An input request serializes as the 2026-07-28 `InputRequest`: `{"method", "params"}`.
-impl Serialize for InputRequest {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.wire().serialize(serializer)
-    }
-}
-
-/// The requests of an [`InputRequired`] as the `inputRequests` map (key → `InputRequest`), in
-/// order, borrowed: what every target writes without building a map first.
+/// The requests of an [`InputRequired`] as the 2026-07-28 `inputRequests` map (key →
+/// `{"method", "params"}`), in order, borrowed: what every target writes (MCP `inputRequests`,
+/// the v2 form, A2A's status message) without building a map first.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct InputRequests<'a>(&'a [(String, InputRequest)]);
+pub struct InputRequests<'a>(pub &'a InputRequired);
 
 impl Serialize for InputRequests<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_map(self.0.iter().map(|(key, request)| (key, request)))
+        serializer.collect_map(self.0.requests.iter().map(|(key, request)| (key, request.wire())))
     }
 }
 
@@ -249,11 +243,6 @@ impl InputRequired {
     /// The request under `key`.
     pub fn get(&self, key: &str) -> Option<&InputRequest> {
         self.requests.iter().find(|(k, _)| k == key).map(|(_, request)| request)
-    }
-
-    /// The requests as the 2026-07-28 `inputRequests` map, for serializing.
-    pub(crate) fn requests_json(&self) -> InputRequests<'_> {
-        InputRequests(&self.requests)
     }
 
     /// The requests as the 2026-07-28 `inputRequests` map.

@@ -180,7 +180,7 @@ impl<'a> Doc<'a> {
             stored_links: StoredLinks(result.stored_links()),
             meta: (!meta.is_empty()).then(|| MetaForm::from(meta)),
             input_required: input.map(|input| InputForm {
-                requests: input.requests_json(),
+                requests: InputRequests(input),
                 state: input.state.as_ref(),
                 summary: result.summary(),
             }),

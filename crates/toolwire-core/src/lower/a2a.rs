@@ -144,7 +144,7 @@ impl<'a> Status<'a> {
             (None, Some(input)) => (
                 d.input_required,
                 result.summary().map_or_else(|| Text::Owned(input.describe()), Text::Borrowed),
-                StatusData::Input { input_requests: input.requests_json() },
+                StatusData::Input { input_requests: InputRequests(input) },
             ),
             (None, None) => {
                 return Self {

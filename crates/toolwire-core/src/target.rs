@@ -264,22 +264,13 @@ mod tests {
 
     #[test]
     fn days_past_the_end_of_their_month_are_refused() {
-        let refused = |name: &str| Target::parse(name).map_err(|e| e.to_string());
+        for (date, days) in [("2025-02-31", 28), ("2025-04-31", 30), ("2023-02-29", 28)] {
+            let refused = Target::parse(&format!("mcp-{date}")).map_err(|e| e.to_string());
+            assert_eq!(refused, Err(format!("`{date}` is not a date: its month has {days} days")));
+        }
         assert_eq!(
-            refused("mcp-2025-02-31"),
-            Err("`2025-02-31` is not a date: its month has 28 days".into())
-        );
-        assert_eq!(
-            refused("mcp-2025-04-31"),
-            Err("`2025-04-31` is not a date: its month has 30 days".into())
-        );
-        assert_eq!(
-            refused("mcp-2023-02-29"),
-            Err("`2023-02-29` is not a date: its month has 28 days".into())
-        );
-        assert_eq!(
-            refused("mcp-2025-01-00"),
-            Err("`2025-01-00` is not a date (YYYY-MM-DD)".into())
+            Target::parse("mcp-2025-01-00"),
+            Err(TargetError::NotADate("2025-01-00".into()))
         );
         assert_eq!(
             McpRevision::nearest_older("2100-02-29"),

@@ -50,31 +50,36 @@ fn refused(args: &[&str], env: &[(&str, &str)], message: &str) {
 
 #[test]
 fn bad_names_exit_2_with_the_flag_the_value_and_the_choices() {
-    refused(
-        &["render", "--target", "legacy", "--phase", "both"],
-        &[],
-        "--phase: unknown phase `both`; expected compat or spec",
-    );
-    refused(
-        &["render", "--target", "legacy"],
-        &[("TOOLWIRE_PHASE", "Spec")],
-        "--phase: unknown phase `Spec`; expected compat or spec",
-    );
-    refused(
-        &["render", "--target", "legacy", "--shape", "table"],
-        &[],
-        "--shape: unknown shape `table`; expected data or envelope",
-    );
-    refused(
-        &["schema", "--target", "mcp"],
-        &[],
-        "--target: unknown target `mcp`; expected legacy, mcp-<YYYY-MM-DD>, a2a-0.3 or a2a-1.0",
-    );
-    refused(
-        &["serve", "--phase", "loud", "--check"],
-        &[],
-        "--phase: unknown phase `loud`; expected compat or spec",
-    );
+    let cases: [(&[&str], &[(&str, &str)], &str); 5] = [
+        (
+            &["render", "--target", "legacy", "--phase", "both"],
+            &[],
+            "--phase: unknown phase `both`; expected compat or spec",
+        ),
+        (
+            &["render", "--target", "legacy"],
+            &[("TOOLWIRE_PHASE", "Spec")],
+            "--phase: unknown phase `Spec`; expected compat or spec",
+        ),
+        (
+            &["render", "--target", "legacy", "--shape", "table"],
+            &[],
+            "--shape: unknown shape `table`; expected data or envelope",
+        ),
+        (
+            &["schema", "--target", "mcp"],
+            &[],
+            "--target: unknown target `mcp`; expected legacy, mcp-<YYYY-MM-DD>, a2a-0.3 or a2a-1.0",
+        ),
+        (
+            &["serve", "--phase", "loud", "--check"],
+            &[],
+            "--phase: unknown phase `loud`; expected compat or spec",
+        ),
+    ];
+    for (args, env, message) in cases {
+        refused(args, env, message);
+    }
 }
 
 #[test]

@@ -10,6 +10,7 @@ use std::str::FromStr;
 pub use serde;
 
 /// A name that is not one of the accepted ones.
+#[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown {kind} `{value}`; expected {}", OneOf(self.expected))]
 pub struct UnknownName {

@@ -104,7 +104,8 @@ pub enum A2aVersion {
     V1_0,
 }
 
-/// Where a rendered result goes.
+/// Where a rendered result goes. Ordered as [`Target::ALL`] (so it can key a map); spoken by
+/// its [name](Target::name) in `Display`, `FromStr` and serde.
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Target {
@@ -282,8 +283,20 @@ mod tests {
         assert_eq!(Target::parse("mcp-2025-12-31"), Ok(Target::Mcp(McpRevision::V2025_11_25)));
     }
 
+    proptest::proptest! {
+        #[test]
+        fn calendar_days_are_chronos(y in 0i32..10_000, m in 1u32..=12, d in 1u32..=31) {
+            let date = format!("{y:04}-{m:02}-{d:02}");
+            let real = chrono::NaiveDate::from_ymd_opt(y, m, d).is_some();
+            let refused =
+                matches!(McpRevision::nearest_older(&date), Err(TargetError::NoSuchDay { .. }));
+            proptest::prop_assert_eq!(real, !refused, "{}", date);
+        }
+    }
+
     #[test]
     fn names_round_trip_through_display_from_str_and_serde() {
+        assert!(Target::ALL.is_sorted(), "the order is the documentation order");
         for target in Target::ALL {
             assert_eq!(target.to_string().parse::<Target>(), Ok(target));
             let json = serde_json::to_string(&target).unwrap_or_default();

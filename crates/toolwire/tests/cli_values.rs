@@ -1,5 +1,5 @@
-//! Flags whose values are names (`--target`, `--phase`, `--shape`): `--help` lists the values,
-//! and a bad value exits 2 with one line naming the flag, the value and the choices.
+//! Flags whose values are names (`--target`, `--phase`, `--shape`, `--format`): `--help` lists
+//! the values, and a bad value exits 2 with one line naming the flag, the value and the choices.
 
 mod support;
 
@@ -32,6 +32,7 @@ fn help_lists_the_names_each_flag_accepts() {
         ("schema", "target", TARGETS),
         ("schema", "shape", SHAPES),
         ("serve", "phase", PHASES),
+        ("check", "format", "[possible values: text, json]"),
     ] {
         let line = help_line(command, flag);
         assert!(line.ends_with(values), "{command} --{flag}: {line}");

@@ -1,6 +1,6 @@
-//! Flags whose values are names (`--target`, `--phase`, `--shape`): parsed with the type's own
-//! `FromStr`, so a flag and a config file refuse a bad name with the same words, and listed in
-//! `--help`.
+//! Flags whose values are names (`--target`, `--phase`, `--shape`, `--format`): parsed with the
+//! type's own `FromStr`, so a flag and a config file refuse a bad name with the same words, and
+//! listed in `--help`.
 
 use std::ffi::OsStr;
 use std::marker::PhantomData;
@@ -14,6 +14,13 @@ use toolwire_core::{Phase, Shape, Target, TargetError, UnknownName};
 pub struct ByName<T> {
     names: Vec<&'static str>,
     parsed: PhantomData<fn() -> T>,
+}
+
+impl<T> ByName<T> {
+    /// Lists `names` in `--help`.
+    pub fn new(names: impl IntoIterator<Item = &'static str>) -> Self {
+        Self { names: names.into_iter().collect(), parsed: PhantomData }
+    }
 }
 
 impl<T> TypedValueParser for ByName<T>
@@ -40,17 +47,17 @@ where
 /// `--target`: the canonical names are listed; any `mcp-<YYYY-MM-DD>` date is accepted and maps
 /// to the newest revision not later than it.
 pub fn target() -> ByName<Target> {
-    ByName { names: Target::ALL.iter().map(|t| t.name()).collect(), parsed: PhantomData }
+    ByName::new(Target::ALL.iter().map(|t| t.name()))
 }
 
 /// `--phase`.
 pub fn phase() -> ByName<Phase> {
-    ByName { names: Phase::ALL.iter().map(|p| p.as_str()).collect(), parsed: PhantomData }
+    ByName::new(Phase::ALL.iter().map(|p| p.as_str()))
 }
 
 /// `--shape`.
 pub fn shape() -> ByName<Shape> {
-    ByName { names: Shape::ALL.iter().map(|s| s.as_str()).collect(), parsed: PhantomData }
+    ByName::new(Shape::ALL.iter().map(|s| s.as_str()))
 }
 
 /// The one-line diagnostic for a name a flag refused (`--target: unknown target `json`; …`),

@@ -659,8 +659,8 @@ fn resolve_limits(
 
 /// The default size limit of a target, as a config value.
 const DEFAULT_MAPPER_LIMIT: u64 = toolwire_core::mapper::DEFAULT_LIMIT as u64;
-/// The smallest `[limits]` value.
-const MIN_LIMIT: u64 = 4096;
+/// The smallest `[limits]` value: what an offload stub needs.
+const MIN_LIMIT: u64 = toolwire_core::mapper::MIN_OFFLOAD_LIMIT as u64;
 
 /// The resolved `[store]` section (and `--data-dir`).
 struct StoreSection {
@@ -1289,6 +1289,13 @@ mod tests {
         assert_eq!(s.validation, ValidationMode::Warn);
         assert_eq!(s.offload_fallback, OffloadFallback::Inline);
         assert_eq!(s.tools[0].shape, Shape::Envelope);
+        let refused =
+            from_text("[[tools]]\nname = \"a\"\nendpoint = \"http://x\"\nshape = \"list\"");
+        assert_eq!(
+            refused.map(|_| ()).map_err(|e| e.to_string()),
+            Err("t.toml: line 4 (`tools[0].shape`): unknown shape `list`; expected data or envelope"
+                .to_owned())
+        );
         let Ok(s) = from_text("phase = \"spec\"") else { panic!("refused") };
         assert_eq!(
             (s.phase, s.validation, s.offload_fallback),

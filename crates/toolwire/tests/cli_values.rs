@@ -49,9 +49,12 @@ fn refused(args: &[&str], env: &[(&str, &str)], message: &str) {
     assert_eq!(stderr(&out), format!("toolwire: {message}\n"), "{args:?}");
 }
 
+/// Arguments, environment, the expected line.
+type Case = (&'static [&'static str], &'static [(&'static str, &'static str)], &'static str);
+
 #[test]
 fn bad_names_exit_2_with_the_flag_the_value_and_the_choices() {
-    let cases: [(&[&str], &[(&str, &str)], &str); 5] = [
+    let cases: [Case; 5] = [
         (
             &["render", "--target", "legacy", "--phase", "both"],
             &[],

@@ -16,6 +16,7 @@ pub mod link;
 pub mod lower;
 pub mod mapper;
 pub mod meta;
+pub mod names;
 pub mod parse;
 pub mod part;
 pub mod result;
@@ -45,6 +46,7 @@ pub use schema::{
 };
 pub use timestamp::Timestamp;
 pub mod target;
+pub use names::UnknownName;
 pub use target::{A2aVersion, McpRevision, Phase, Shape, Target, TargetError};
 pub mod wire;
 pub use wire::WireViolation;

@@ -2,6 +2,7 @@
 //! structured shapes.
 
 use std::fmt;
+use std::str::FromStr;
 
 /// An MCP protocol revision toolwire renders for.
 #[non_exhaustive]
@@ -46,12 +47,10 @@ impl McpRevision {
     }
 
     /// The newest known revision not later than `date` (what `render --target` and the library
-    /// lookup accept). A string that is not a `YYYY-MM-DD` date, or a date before the oldest
-    /// revision, is an error.
+    /// lookup accept). A string that is not a `YYYY-MM-DD` date, a day no calendar has
+    /// (`2025-02-31`), or a date before the oldest revision, is an error.
     pub fn nearest_older(date: &str) -> Result<Self, TargetError> {
-        if !is_date(date) {
-            return Err(TargetError::NotADate(date.to_owned()));
-        }
+        check_date(date)?;
         // ISO dates compare correctly as strings.
         Self::ALL
             .into_iter()
@@ -66,18 +65,33 @@ impl McpRevision {
     }
 }
 
-fn is_date(text: &str) -> bool {
+/// Checks that `text` is a `YYYY-MM-DD` day of the Gregorian calendar.
+fn check_date(text: &str) -> Result<(), TargetError> {
+    let not_a_date = || TargetError::NotADate(text.to_owned());
     let b = text.as_bytes();
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
-        return false;
+        return Err(not_a_date());
     }
-    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
-    if !(digits(0..4) && digits(5..7) && digits(8..10)) {
-        return false;
+    let number = |r: std::ops::Range<usize>| {
+        b[r].iter().try_fold(0u32, |n, d| d.is_ascii_digit().then(|| n * 10 + u32::from(d - b'0')))
+    };
+    let (Some(year), Some(month), Some(day)) = (number(0..4), number(5..7), number(8..10)) else {
+        return Err(not_a_date());
+    };
+    if !(1..=12).contains(&month) || day == 0 {
+        return Err(not_a_date());
     }
-    let month = (b[5] - b'0') * 10 + (b[6] - b'0');
-    let day = (b[8] - b'0') * 10 + (b[9] - b'0');
-    (1..=12).contains(&month) && (1..=31).contains(&day)
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    if day > days {
+        return Err(TargetError::NoSuchDay { date: text.to_owned(), days });
+    }
+    Ok(())
 }
 
 /// An A2A protocol version.
@@ -90,9 +104,10 @@ pub enum A2aVersion {
     V1_0,
 }
 
-/// Where a rendered result goes.
+/// Where a rendered result goes. Ordered as [`Target::ALL`] (so it can key a map); spoken by
+/// its [name](Target::name) in `Display`, `FromStr` and serde.
 #[non_exhaustive]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Target {
     /// The legacy `{"success": …}` envelope string.
     Legacy,
@@ -112,6 +127,14 @@ pub enum TargetError {
     /// `mcp-` followed by something that is not a date.
     #[error("`{0}` is not a date (YYYY-MM-DD)")]
     NotADate(String),
+    /// A `YYYY-MM-DD` date past the end of its month.
+    #[error("`{date}` is not a date: its month has {days} days")]
+    NoSuchDay {
+        /// The date given.
+        date: String,
+        /// How many days its month has.
+        days: u32,
+    },
     /// A date before the oldest MCP revision.
     #[error("`{0}` is older than the oldest MCP revision (2024-11-05)")]
     TooOld(String),
@@ -164,6 +187,27 @@ impl fmt::Display for Target {
     }
 }
 
+impl FromStr for Target {
+    type Err = TargetError;
+
+    /// As [`Target::parse`].
+    fn from_str(name: &str) -> Result<Self, TargetError> {
+        Self::parse(name)
+    }
+}
+
+impl serde::Serialize for Target {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Target {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        crate::names::deserialize(deserializer)
+    }
+}
+
 /// Which formats a result goes out in.
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -175,16 +219,7 @@ pub enum Phase {
     Spec,
 }
 
-impl Phase {
-    /// Parses `compat` or `spec`.
-    pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "compat" => Some(Phase::Compat),
-            "spec" => Some(Phase::Spec),
-            _ => None,
-        }
-    }
-}
+crate::named!(Phase, "phase", { Compat => "compat", Spec => "spec" });
 
 /// The shape of a tool's structured result.
 #[non_exhaustive]
@@ -197,16 +232,7 @@ pub enum Shape {
     Envelope,
 }
 
-impl Shape {
-    /// Parses `data` or `envelope`.
-    pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "data" => Some(Shape::Data),
-            "envelope" => Some(Shape::Envelope),
-            _ => None,
-        }
-    }
-}
+crate::named!(Shape, "shape", { Data => "data", Envelope => "envelope" });
 
 #[cfg(test)]
 mod tests {
@@ -235,5 +261,78 @@ mod tests {
         );
         assert_eq!(Target::parse("mcp-2020-01-01"), Err(TargetError::TooOld("2020-01-01".into())));
         assert_eq!(Target::parse("json"), Err(TargetError::Unknown("json".into())));
+    }
+
+    #[test]
+    fn days_past_the_end_of_their_month_are_refused() {
+        for (date, days) in [("2025-02-31", 28), ("2025-04-31", 30), ("2023-02-29", 28)] {
+            let refused = Target::parse(&format!("mcp-{date}")).map_err(|e| e.to_string());
+            assert_eq!(refused, Err(format!("`{date}` is not a date: its month has {days} days")));
+        }
+        assert_eq!(
+            Target::parse("mcp-2025-01-00"),
+            Err(TargetError::NotADate("2025-01-00".into()))
+        );
+        assert_eq!(
+            McpRevision::nearest_older("2100-02-29"),
+            Err(TargetError::NoSuchDay { date: "2100-02-29".into(), days: 28 })
+        );
+        // Leap days of leap years are dates (this one merely predates every revision).
+        assert_eq!(Target::parse("mcp-2024-02-29"), Err(TargetError::TooOld("2024-02-29".into())));
+        assert_eq!(Target::parse("mcp-2028-02-29"), Ok(Target::Mcp(McpRevision::V2026_07_28)));
+        assert_eq!(Target::parse("mcp-2025-12-31"), Ok(Target::Mcp(McpRevision::V2025_11_25)));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn calendar_days_are_chronos(y in 0i32..10_000, m in 1u32..=12, d in 1u32..=31) {
+            let date = format!("{y:04}-{m:02}-{d:02}");
+            let real = chrono::NaiveDate::from_ymd_opt(y, m, d).is_some();
+            let refused =
+                matches!(McpRevision::nearest_older(&date), Err(TargetError::NoSuchDay { .. }));
+            proptest::prop_assert_eq!(real, !refused, "{}", date);
+        }
+    }
+
+    #[test]
+    fn names_round_trip_through_display_from_str_and_serde() {
+        assert!(Target::ALL.is_sorted(), "the order is the documentation order");
+        for target in Target::ALL {
+            assert_eq!(target.to_string().parse::<Target>(), Ok(target));
+            let json = serde_json::to_string(&target).unwrap_or_default();
+            assert_eq!(json, format!("\"{}\"", target.name()));
+            assert_eq!(serde_json::from_str::<Target>(&json).ok(), Some(target));
+        }
+        for phase in Phase::ALL.iter().copied() {
+            assert_eq!(phase.to_string().parse::<Phase>(), Ok(phase));
+            let json = serde_json::to_string(&phase).unwrap_or_default();
+            assert_eq!(serde_json::from_str::<Phase>(&json).ok(), Some(phase));
+        }
+        for shape in Shape::ALL.iter().copied() {
+            assert_eq!(shape.to_string().parse::<Shape>(), Ok(shape));
+            let json = serde_json::to_string(&shape).unwrap_or_default();
+            assert_eq!(serde_json::from_str::<Shape>(&json).ok(), Some(shape));
+        }
+        assert_eq!(Phase::ALL.iter().map(|p| p.as_str()).collect::<Vec<_>>(), ["compat", "spec"]);
+        assert_eq!(Shape::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>(), ["data", "envelope"]);
+    }
+
+    #[test]
+    fn bad_names_say_what_was_given_and_what_is_accepted() {
+        let phase = "both".parse::<Phase>().map_err(|e| e.to_string());
+        assert_eq!(phase, Err("unknown phase `both`; expected compat or spec".into()));
+        let shape = "Data".parse::<Shape>().map_err(|e| e.to_string());
+        assert_eq!(shape, Err("unknown shape `Data`; expected data or envelope".into()));
+        let target =
+            serde_json::from_str::<Target>("\"mcp-2025-02-30\"").map_err(|e| e.to_string());
+        assert_eq!(
+            target,
+            Err("`2025-02-30` is not a date: its month has 28 days at line 1 column 16".into())
+        );
+        let number = serde_json::from_str::<Phase>("1").map_err(|e| e.to_string());
+        assert_eq!(
+            number,
+            Err("invalid type: integer `1`, expected a name at line 1 column 1".into())
+        );
     }
 }

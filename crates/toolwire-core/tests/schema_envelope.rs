@@ -386,7 +386,12 @@ fn tool_output_is_cheap_to_share() {
 fn validation_modes_parse() {
     assert_eq!(ValidationMode::default(), ValidationMode::Enforce);
     for mode in [ValidationMode::Enforce, ValidationMode::Warn, ValidationMode::Off] {
-        assert_eq!(ValidationMode::parse(mode.as_str()), Some(mode));
+        assert_eq!(mode.as_str().parse(), Ok(mode));
+        assert_eq!(serde_json::to_value(mode).unwrap(), json!(mode.to_string()));
+        assert_eq!(serde_json::from_value::<ValidationMode>(json!(mode.as_str())).unwrap(), mode);
     }
-    assert_eq!(ValidationMode::parse("strict"), None);
+    assert_eq!(
+        "strict".parse::<ValidationMode>().map_err(|e| e.to_string()),
+        Err("unknown validation mode `strict`; expected enforce, warn or off".to_owned())
+    );
 }

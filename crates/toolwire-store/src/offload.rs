@@ -29,16 +29,7 @@ pub enum OffloadFallback {
     Inline,
 }
 
-impl OffloadFallback {
-    /// Parses the configuration value `fail` or `inline`.
-    pub fn parse(value: &str) -> Option<Self> {
-        match value {
-            "fail" => Some(Self::Fail),
-            "inline" => Some(Self::Inline),
-            _ => None,
-        }
-    }
-}
+toolwire_core::named!(OffloadFallback, "offload fallback", { Fail => "fail", Inline => "inline" });
 
 /// Who the stored result is for and how long it lives.
 #[non_exhaustive]

@@ -295,7 +295,15 @@ fn the_template_is_published_per_revision() {
 
 #[test]
 fn fallback_parses_from_configuration() {
-    assert_eq!(OffloadFallback::parse("inline"), Some(OffloadFallback::Inline));
-    assert_eq!(OffloadFallback::parse("fail"), Some(OffloadFallback::Fail));
-    assert_eq!(OffloadFallback::parse("Inline"), None);
+    assert_eq!("inline".parse(), Ok(OffloadFallback::Inline));
+    assert_eq!("fail".parse(), Ok(OffloadFallback::Fail));
+    for fallback in OffloadFallback::ALL.iter().copied() {
+        assert_eq!(fallback.to_string().parse(), Ok(fallback));
+        let json = serde_json::to_string(&fallback).unwrap();
+        assert_eq!(serde_json::from_str::<OffloadFallback>(&json).unwrap(), fallback);
+    }
+    assert_eq!(
+        "Inline".parse::<OffloadFallback>().map_err(|e| e.to_string()),
+        Err("unknown offload fallback `Inline`; expected fail or inline".to_owned())
+    );
 }

@@ -9,6 +9,7 @@ mod tls;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use toolwire_core::{Shape, Target};
 
 /// toolwire: one tool result, every wire format.
 #[derive(Debug, Parser)]
@@ -27,15 +28,16 @@ enum Command {
     /// Check a wire result on stdin against the target's official schema and toolwire's wire
     /// contract; prints one `path: message` line per violation.
     Validate {
-        /// legacy, mcp-<YYYY-MM-DD>, a2a-0.3 or a2a-1.0.
-        #[arg(long)]
-        target: String,
+        /// legacy, mcp-<YYYY-MM-DD> (an unknown date maps to the newest revision not later than
+        /// it), a2a-0.3 or a2a-1.0.
+        #[arg(long, value_parser = cmd::names::target())]
+        target: Target,
         /// The tool's output declaration; `structuredContent` must match what it publishes.
         #[arg(long, value_name = "FILE")]
         output_schema: Option<std::path::PathBuf>,
-        /// The tool's structured shape: data or envelope.
-        #[arg(long, default_value = "data")]
-        shape: String,
+        /// The tool's structured shape.
+        #[arg(long, default_value = "data", value_parser = cmd::names::shape())]
+        shape: Shape,
         #[command(flatten)]
         input: cmd::InputArgs,
     },
@@ -44,12 +46,13 @@ enum Command {
     /// publishes none (before mcp-2025-06-18, or nothing declared). For legacy and A2A targets,
     /// which have no outputSchema, print the declared data schema as it is checked.
     Schema {
-        /// Target: legacy, mcp-<YYYY-MM-DD>, a2a-0.3 or a2a-1.0.
-        #[arg(long)]
-        target: String,
-        /// Structured shape: data or envelope.
-        #[arg(long, default_value = "data")]
-        shape: String,
+        /// Target: legacy, mcp-<YYYY-MM-DD> (an unknown date maps to the newest revision not
+        /// later than it), a2a-0.3 or a2a-1.0.
+        #[arg(long, value_parser = cmd::names::target())]
+        target: Target,
+        /// Structured shape.
+        #[arg(long, default_value = "data", value_parser = cmd::names::shape())]
+        shape: Shape,
         #[command(flatten)]
         input: cmd::InputArgs,
     },
@@ -68,7 +71,12 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
-            let _ = err.print();
+            match cmd::names::refused_value(&err) {
+                Some(line) => eprintln!("toolwire: {line}"),
+                None => {
+                    let _ = err.print();
+                }
+            }
             return if err.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
         }
     };
@@ -76,9 +84,9 @@ fn main() -> ExitCode {
         Command::Parse(input) => cmd::parse::run(input),
         Command::Render(args) => cmd::render::run(&args),
         Command::Validate { target, output_schema, shape, input } => {
-            cmd::validate::run(&target, output_schema.as_deref(), &shape, input)
+            cmd::validate::run(target, output_schema.as_deref(), shape, input)
         }
-        Command::Schema { target, shape, input } => cmd::schema::run(&target, &shape, input),
+        Command::Schema { target, shape, input } => cmd::schema::run(target, shape, input),
         Command::Read(args) => cmd::read::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Check(args) => cmd::check::run(args),

@@ -100,9 +100,13 @@ fn refused_declarations_exit_2_with_one_line() {
         (
             vec!["--target", "mcp-2025-06-18", "--shape", "table"],
             LIST,
-            "toolwire: unknown shape `table`; expected data or envelope\n",
+            "toolwire: --shape: unknown shape `table`; expected data or envelope\n",
         ),
-        (vec!["--target", "mcp-latest"], LIST, "toolwire: `latest` is not a date (YYYY-MM-DD)\n"),
+        (
+            vec!["--target", "mcp-latest"],
+            LIST,
+            "toolwire: --target: `latest` is not a date (YYYY-MM-DD)\n",
+        ),
     ];
     for (args, stdin, stderr) in cases {
         let run = schema(&args, stdin);

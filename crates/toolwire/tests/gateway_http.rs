@@ -194,7 +194,7 @@ fn a_bad_config_names_the_file_and_key_and_exits_2() {
     assert_eq!(
         stderr.trim_end(),
         format!(
-            "toolwire: {}: phase: `loud` is not a phase; expected compat or spec",
+            "toolwire: {}: line 1 (`phase`): unknown phase `loud`; expected compat or spec",
             path.display()
         )
     );

@@ -1,5 +1,7 @@
 //! The mapper's settings ([`MapperConfig`]) and what one render is for ([`RenderContext`]).
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 
 use super::DEFAULT_LIMIT;
@@ -29,7 +31,8 @@ pub enum ConfigError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MapperConfig {
     pub(super) prefix: String,
-    pub(super) limits: [Option<usize>; Target::ALL.len()],
+    /// Bytes per target; a target without an entry has no limit.
+    pub(super) limits: BTreeMap<Target, usize>,
     pub(super) server_name: String,
     pub(super) server_version: String,
     pub(super) validation: ValidationMode,
@@ -37,10 +40,11 @@ pub struct MapperConfig {
 
 impl Default for MapperConfig {
     fn default() -> Self {
-        let limits = Target::ALL.map(|target| match target {
-            Target::A2a(_) => None,
-            _ => Some(DEFAULT_LIMIT),
-        });
+        let limits = Target::ALL
+            .into_iter()
+            .filter(|target| !matches!(target, Target::A2a(_)))
+            .map(|target| (target, DEFAULT_LIMIT))
+            .collect();
         Self {
             prefix: grammar::DEFAULT_PREFIX.to_owned(),
             limits,
@@ -49,10 +53,6 @@ impl Default for MapperConfig {
             validation: ValidationMode::Enforce,
         }
     }
-}
-
-fn target_index(target: Target) -> usize {
-    Target::ALL.iter().position(|t| *t == target).unwrap_or(0)
 }
 
 impl MapperConfig {
@@ -71,7 +71,10 @@ impl MapperConfig {
 
     /// With a size limit for `target` (`None`: no limit).
     pub fn with_limit(mut self, target: Target, limit: Option<usize>) -> Self {
-        self.limits[target_index(target)] = limit;
+        match limit {
+            Some(bytes) => self.limits.insert(target, bytes),
+            None => self.limits.remove(&target),
+        };
         self
     }
 
@@ -90,7 +93,7 @@ impl MapperConfig {
 
     /// The size limit of `target`.
     pub fn limit(&self, target: Target) -> Option<usize> {
-        self.limits[target_index(target)]
+        self.limits.get(&target).copied()
     }
 
     /// The `_meta` prefix.
@@ -222,5 +225,22 @@ mod tests {
             MapperConfig::default().with_prefix("com.acme").map(|c| c.prefix().to_owned()),
             Ok("com.acme".into())
         );
+    }
+
+    #[test]
+    fn limits_are_kept_per_target() {
+        let legacy_only = MapperConfig::default().with_limit(Target::Legacy, Some(5000));
+        assert_eq!(legacy_only.limit(Target::Legacy), Some(5000));
+        for target in Target::ALL.into_iter().skip(1) {
+            let expected = match target {
+                Target::A2a(_) => None,
+                _ => Some(DEFAULT_LIMIT),
+            };
+            assert_eq!(legacy_only.limit(target), expected, "{target}");
+        }
+        let a2a = Target::A2a(crate::target::A2aVersion::V1_0);
+        let unlimited =
+            MapperConfig::default().with_limit(Target::Legacy, None).with_limit(a2a, Some(9000));
+        assert_eq!((unlimited.limit(Target::Legacy), unlimited.limit(a2a)), (None, Some(9000)));
     }
 }

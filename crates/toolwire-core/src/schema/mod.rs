@@ -228,26 +228,7 @@ pub enum ValidationMode {
     Off,
 }
 
-impl ValidationMode {
-    /// Parses `enforce`, `warn` or `off`.
-    pub fn parse(name: &str) -> Option<Self> {
-        match name {
-            "enforce" => Some(Self::Enforce),
-            "warn" => Some(Self::Warn),
-            "off" => Some(Self::Off),
-            _ => None,
-        }
-    }
-
-    /// The mode's name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Enforce => "enforce",
-            Self::Warn => "warn",
-            Self::Off => "off",
-        }
-    }
-}
+crate::named!(ValidationMode, "validation mode", { Enforce => "enforce", Warn => "warn", Off => "off" });
 
 /// A declaration toolwire refuses, with what was refused and where (`at` is a JSON pointer into
 /// the declaration; `the root` when empty).

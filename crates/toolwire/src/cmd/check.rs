@@ -40,24 +40,32 @@ pub struct CheckArgs {
     #[arg(long = "host", value_name = "NAME")]
     pub hosts: Vec<String>,
     /// `text` (a table) or `json`.
-    #[arg(long, default_value = "text")]
-    pub format: String,
+    #[arg(long, default_value = "text", value_parser = formats())]
+    pub format: Format,
     /// Seconds to wait for one answer.
     #[arg(long, default_value_t = 30, value_name = "SECONDS")]
     pub timeout: u64,
 }
 
+/// How the report is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// A table.
+    Text,
+    /// The report as JSON.
+    Json,
+}
+
+toolwire_core::named!(Format, "format", { Text => "text", Json => "json" });
+
+/// `--format`.
+fn formats() -> super::names::ByName<Format> {
+    super::names::ByName::new(Format::ALL.iter().map(|f| f.as_str()))
+}
+
 /// Runs the command.
 pub fn run(args: CheckArgs) -> Result<(), Failure> {
-    let json = match args.format.as_str() {
-        "text" => false,
-        "json" => true,
-        other => {
-            return Err(Failure::input(format!(
-                "--format: unknown format `{other}`; expected text or json"
-            )));
-        }
-    };
+    let json = args.format == Format::Json;
     let options = options(args)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -1,6 +1,7 @@
 //! One module per command; each returns `Ok(())` or a [`Failure`] with its exit code.
 
 pub mod check;
+pub mod names;
 pub mod parse;
 pub mod read;
 pub mod render;

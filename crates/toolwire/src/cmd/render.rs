@@ -19,11 +19,11 @@ use super::{Failure, InputArgs, print_line, read_stdin};
 pub struct RenderArgs {
     /// legacy, mcp-<YYYY-MM-DD> (an unknown date maps to the newest revision not later than it),
     /// a2a-0.3 or a2a-1.0.
-    #[arg(long)]
-    target: String,
+    #[arg(long, value_parser = super::names::target())]
+    target: Target,
     /// compat (both formats; the legacy envelope stays the first text block) or spec.
-    #[arg(long, env = "TOOLWIRE_PHASE", default_value = "compat")]
-    phase: String,
+    #[arg(long, env = "TOOLWIRE_PHASE", default_value = "compat", value_parser = super::names::phase())]
+    phase: Phase,
     /// The size limit in bytes for the target (default 262144 for legacy and MCP, none for A2A).
     #[arg(long)]
     limit: Option<usize>,
@@ -45,9 +45,9 @@ pub struct RenderArgs {
     /// A file with the tool's output declaration (typed outputs or a JSON Schema).
     #[arg(long)]
     output_schema: Option<PathBuf>,
-    /// The structured shape: data or envelope.
-    #[arg(long, default_value = "data")]
-    shape: String,
+    /// The structured shape.
+    #[arg(long, default_value = "data", value_parser = super::names::shape())]
+    shape: Shape,
     /// Store a result over the limit in this data directory (redb) and render the stub with
     /// its link, instead of exiting 3.
     #[arg(long, value_name = "DIR")]
@@ -68,14 +68,7 @@ pub struct RenderArgs {
 
 /// Runs the command.
 pub fn run(args: &RenderArgs) -> Result<(), Failure> {
-    let target =
-        Target::parse(&args.target).map_err(|err| Failure::input(format!("--target: {err}")))?;
-    let phase = Phase::parse(&args.phase).ok_or_else(|| {
-        Failure::input(format!("--phase: `{}` is not compat or spec", args.phase))
-    })?;
-    let shape = Shape::parse(&args.shape).ok_or_else(|| {
-        Failure::input(format!("--shape: `{}` is not data or envelope", args.shape))
-    })?;
+    let (target, phase, shape) = (args.target, args.phase, args.shape);
     let now = match &args.now {
         Some(text) => {
             Timestamp::parse(text).map_err(|err| Failure::input(format!("--now: {err}")))?

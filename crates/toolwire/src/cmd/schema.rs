@@ -9,11 +9,7 @@ use super::{Failure, InputArgs, print_line, read_stdin};
 /// publishes none), the declared data schema for A2A and legacy targets (which have no
 /// `outputSchema` of their own), and refuses a declaration toolwire would refuse at
 /// registration with exit code 2.
-pub fn run(target: &str, shape: &str, input: InputArgs) -> Result<(), Failure> {
-    let target = Target::parse(target).map_err(|err| Failure::input(err.to_string()))?;
-    let shape = Shape::parse(shape).ok_or_else(|| {
-        Failure::input(format!("unknown shape `{shape}`; expected data or envelope"))
-    })?;
+pub fn run(target: Target, shape: Shape, input: InputArgs) -> Result<(), Failure> {
     let input = read_stdin(input.max_input)?;
     let declaration: Value = serde_json::from_slice(&input).map_err(|err| {
         Failure::input(format!("the declaration on standard input is not JSON: {err}"))

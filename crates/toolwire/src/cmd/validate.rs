@@ -14,15 +14,11 @@ use super::{Failure, InputArgs, read_stdin};
 
 /// Runs the command.
 pub fn run(
-    target: &str,
+    target: Target,
     output_schema: Option<&Path>,
-    shape: &str,
+    shape: Shape,
     input: InputArgs,
 ) -> Result<(), Failure> {
-    let target = Target::parse(target).map_err(|err| Failure::input(format!("--target: {err}")))?;
-    let shape = Shape::parse(shape).ok_or_else(|| {
-        Failure::input(format!("--shape: unknown shape `{shape}`; expected data or envelope"))
-    })?;
     let published = match output_schema {
         Some(path) => published_schema(path, shape, target)?,
         None => None,

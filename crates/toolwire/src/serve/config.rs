@@ -9,7 +9,8 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::Value;
 use toolwire_core::host::{HostProfile, HostProfiles};
-use toolwire_core::{McpRevision, Phase, Shape, ValidationMode};
+use toolwire_core::{Phase, Shape, Target, ValidationMode};
+use toolwire_store::OffloadFallback;
 
 use super::oauth::Algorithm;
 
@@ -30,11 +31,11 @@ pub const MAX_LINK_TTL_SECS: u64 = 30 * 24 * 3600;
 #[serde(deny_unknown_fields)]
 pub struct FileConfig {
     /// `compat` or `spec`.
-    pub phase: Option<String>,
+    pub phase: Option<Phase>,
     /// The `_meta` prefix.
     pub prefix: Option<String>,
     /// `enforce`, `warn` or `off`.
-    pub validation: Option<String>,
+    pub validation: Option<ValidationMode>,
     /// `host:port` for Streamable HTTP.
     pub listen: Option<String>,
     /// The server name in `initialize` and 2026 results.
@@ -46,7 +47,8 @@ pub struct FileConfig {
     /// Whether the built-in demo tools are served (default true).
     pub demo_tools: Option<bool>,
     /// Size limits per target.
-    pub limits: Option<LimitsConfig>,
+    #[serde(default)]
+    pub limits: LimitsConfig,
     /// Where stored results live.
     pub store: Option<StoreConfig>,
     /// Timeouts and caps of the HTTP transport.
@@ -63,28 +65,12 @@ pub struct FileConfig {
     pub hosts: Vec<HostProfile>,
 }
 
-/// `[limits]`: bytes per target.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LimitsConfig {
-    /// Every MCP revision at once.
-    pub mcp: Option<u64>,
-    /// Per revision, overriding `mcp`.
-    #[serde(rename = "mcp-2024-11-05")]
-    pub mcp_2024_11_05: Option<u64>,
-    /// Per revision.
-    #[serde(rename = "mcp-2025-03-26")]
-    pub mcp_2025_03_26: Option<u64>,
-    /// Per revision.
-    #[serde(rename = "mcp-2025-06-18")]
-    pub mcp_2025_06_18: Option<u64>,
-    /// Per revision.
-    #[serde(rename = "mcp-2025-11-25")]
-    pub mcp_2025_11_25: Option<u64>,
-    /// Per revision.
-    #[serde(rename = "mcp-2026-07-28")]
-    pub mcp_2026_07_28: Option<u64>,
-}
+/// `[limits]`: bytes per target, keyed by the target name (`mcp-2025-06-18`), or `mcp` for
+/// every MCP revision at once (a revision's own key wins).
+pub type LimitsConfig = BTreeMap<String, u64>;
+
+/// The `[limits]` key standing for every MCP revision.
+const ALL_MCP_LIMIT: &str = "mcp";
 
 /// `[store]`.
 #[derive(Debug, Default, Deserialize)]
@@ -99,7 +85,7 @@ pub struct StoreConfig {
     /// The environment variable holding the signing keys (required with Redis).
     pub signing_keys_env: Option<String>,
     /// `fail` (default) or `inline` when the store fails.
-    pub offload_fallback: Option<String>,
+    pub offload_fallback: Option<OffloadFallback>,
     /// Bytes all stored results may take together (default 1 GiB).
     pub quota_total: Option<u64>,
     /// Bytes one principal's stored results may take (default 256 MiB).
@@ -236,7 +222,7 @@ pub struct AppToolConfig {
     /// Tool annotations.
     pub annotations: Option<serde_json::Map<String, Value>>,
     /// `data` (default) or `envelope`.
-    pub shape: Option<String>,
+    pub shape: Option<Shape>,
     /// Privileges the caller must hold.
     #[serde(default)]
     pub privileges: Vec<String>,
@@ -397,8 +383,8 @@ pub struct Settings {
     pub allowed_origins: Vec<String>,
     /// Serve the demo tools.
     pub demo_tools: bool,
-    /// Limits per revision.
-    pub limits: BTreeMap<McpRevision, u64>,
+    /// Limits per target (every MCP revision has one).
+    pub limits: BTreeMap<Target, u64>,
     /// The store.
     pub store: StoreKind,
     /// The data directory.
@@ -409,8 +395,8 @@ pub struct Settings {
     pub signing_keys_env: Option<String>,
     /// PEM CA certificates trusted for `rediss://` instead of the system roots.
     pub store_ca_pem: Option<Vec<u8>>,
-    /// Send inline when the store fails.
-    pub offload_fallback_inline: bool,
+    /// What to do when the store fails.
+    pub offload_fallback: OffloadFallback,
     /// Bytes of redb's page cache.
     pub cache_size: usize,
     /// Timeouts and caps of the HTTP transport.
@@ -445,7 +431,7 @@ pub struct Overrides {
     /// `--data-dir`.
     pub data_dir: Option<PathBuf>,
     /// `--phase`.
-    pub phase: Option<String>,
+    pub phase: Option<Phase>,
 }
 
 impl Settings {
@@ -477,14 +463,28 @@ fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
     })
 }
 
-/// The `line N` a byte offset falls on, and the text of that line's key, for an error message.
+/// `line N (`key`)` for a byte offset, for an error message: the key is dotted from the table
+/// headers above it (`[[tools]]` counted, so `tools[1].shape`) and the text before `=` on its line.
 fn key_at(text: &str, offset: usize) -> String {
-    let before = &text[..offset.min(text.len())];
+    let before = text.get(..offset).unwrap_or(text);
     let line = before.matches('\n').count() + 1;
     let start = before.rfind('\n').map_or(0, |i| i + 1);
-    let rest = &text[start..];
-    let line_text = rest.lines().next().unwrap_or_default();
-    let key = line_text.split('=').next().unwrap_or_default().trim();
+    let line_text = text[start..].lines().next().unwrap_or_default().trim();
+    let mut table = String::new();
+    let mut arrays: BTreeMap<&str, usize> = BTreeMap::new();
+    for header in text[..start].lines().chain([line_text]).map(str::trim) {
+        if let Some(name) = header.strip_prefix("[[").and_then(|h| h.split("]]").next()) {
+            let count = arrays.entry(name.trim()).and_modify(|n| *n += 1).or_insert(0);
+            table = format!("{}[{count}]", name.trim());
+        } else if let Some(name) = header.strip_prefix('[').and_then(|h| h.split(']').next()) {
+            table = name.trim().to_owned();
+        }
+    }
+    let key = match line_text.split('=').next().unwrap_or_default().trim() {
+        _ if line_text.starts_with('[') => table,
+        key if table.is_empty() => key.to_owned(),
+        key => format!("{table}.{key}"),
+    };
     format!("line {line} (`{key}`)")
 }
 
@@ -499,6 +499,10 @@ fn read_ca(path: &Path) -> Result<(Vec<u8>, Vec<reqwest::Certificate>), String> 
     Ok((pem, certs))
 }
 
+/// Builds a [`ConfigError`] for a key of the file.
+type Refuse<'a> = &'a dyn Fn(&str, String) -> ConfigError;
+
+/// The file over the defaults, with flags and environment over the file: one step per section.
 fn resolve(
     parsed: FileConfig,
     file: Option<PathBuf>,
@@ -510,21 +514,79 @@ fn resolve(
         key: key.to_owned(),
         message,
     };
-    // Phase: --phase, else TOOLWIRE_PHASE, else the file, else compat (DESIGN §3).
-    let (phase_key, phase_text) = match (&overrides.phase, env("TOOLWIRE_PHASE"), &parsed.phase) {
-        (Some(flag), _, _) => ("--phase", Some(flag.clone())),
-        (None, Some(var), _) => ("TOOLWIRE_PHASE", Some(var)),
-        (None, None, from_file) => ("phase", from_file.clone()),
-    };
-    let phase = match phase_text {
-        Some(text) => Phase::parse(&text).ok_or_else(|| ConfigError {
-            file: if phase_key == "phase" { file.clone() } else { None },
-            key: phase_key.into(),
-            message: format!("`{text}` is not a phase; expected compat or spec"),
-        })?,
-        None => Phase::Compat,
-    };
-    let prefix = parsed.prefix.unwrap_or_else(|| "dev.toolwire".into());
+    let phase = resolve_phase(overrides.phase, parsed.phase, env)?;
+    let prefix = resolve_prefix(parsed.prefix, &error)?;
+    let listen = resolve_listen(overrides.listen.as_deref(), parsed.listen, &error)?;
+    let limits = resolve_limits(&parsed.limits, &error)?;
+    let store = resolve_store(parsed.store.unwrap_or_default(), overrides, &error)?;
+    let transport = transport(parsed.transport.unwrap_or_default(), &error)?;
+    let allowed_hosts = resolve_allowed_hosts(listen, parsed.allowed_hosts, &error)?;
+    let allowed_origins = resolve_allowed_origins(parsed.allowed_origins, &error)?;
+    let auth = parsed.auth.unwrap_or_default();
+    let tokens = resolve_tokens(auth.tokens, env, &error)?;
+    let oauth = auth.oauth.map(|o| resolve_oauth(o, &error)).transpose()?;
+    let ops = resolve_ops(parsed.ops.unwrap_or_default(), &error)?;
+    let tools = parsed
+        .tools
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| resolve_tool(&format!("tools[{i}]"), t, env, &error))
+        .collect::<Result<_, _>>()?;
+    let hosts = host_profiles(parsed.hosts, file.as_deref())?;
+    Ok(Settings {
+        auth_configured: file.is_some(),
+        file,
+        phase,
+        prefix,
+        validation: parsed.validation.unwrap_or_default(),
+        listen,
+        stdio: overrides.stdio,
+        server_name: parsed.server_name.unwrap_or_else(|| "toolwire".into()),
+        allowed_hosts,
+        allowed_origins,
+        demo_tools: parsed.demo_tools.unwrap_or(true),
+        limits,
+        store: store.kind,
+        data_dir: store.data_dir,
+        link_ttl: store.link_ttl,
+        signing_keys_env: store.signing_keys_env,
+        store_ca_pem: store.ca_pem,
+        offload_fallback: store.offload_fallback,
+        cache_size: store.cache_size,
+        transport,
+        quota: store.quota,
+        anonymous: auth.anonymous,
+        tokens,
+        oauth,
+        ops,
+        tools,
+        hosts,
+    })
+}
+
+/// `--phase`, else `TOOLWIRE_PHASE`, else the file, else compat (DESIGN §3). The flag and the
+/// file were parsed already (by clap and serde); the variable is parsed here.
+fn resolve_phase(
+    flag: Option<Phase>,
+    from_file: Option<Phase>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Phase, ConfigError> {
+    if let Some(phase) = flag {
+        return Ok(phase);
+    }
+    match env("TOOLWIRE_PHASE") {
+        Some(text) => text.parse().map_err(|e: toolwire_core::UnknownName| ConfigError {
+            file: None,
+            key: "TOOLWIRE_PHASE".into(),
+            message: e.to_string(),
+        }),
+        None => Ok(from_file.unwrap_or_default()),
+    }
+}
+
+/// `prefix`: the `_meta` prefix, checked against the label grammar and the reserved names.
+fn resolve_prefix(prefix: Option<String>, error: Refuse) -> Result<String, ConfigError> {
+    let prefix = prefix.unwrap_or_else(|| "dev.toolwire".into());
     if !toolwire_core::grammar::is_prefix(&prefix)
         || toolwire_core::grammar::is_mcp_reserved(&prefix)
     {
@@ -533,49 +595,92 @@ fn resolve(
             format!("`{prefix}` is not a usable _meta prefix (dot-separated labels, not reserved)"),
         ));
     }
-    let validation = match parsed.validation {
-        Some(text) => ValidationMode::parse(&text).ok_or_else(|| {
-            error("validation", format!("`{text}` is not a mode; expected enforce, warn or off"))
-        })?,
-        None => ValidationMode::Enforce,
-    };
-    let (listen_key, listen_text) = match (&overrides.listen, &parsed.listen) {
-        (Some(flag), _) => ("--listen", flag.clone()),
-        (None, Some(text)) => ("listen", text.clone()),
-        (None, None) => ("listen", DEFAULT_LISTEN.to_owned()),
-    };
-    let listen: SocketAddr = listen_text.parse().map_err(|_| ConfigError {
-        file: if listen_key == "listen" { file.clone() } else { None },
-        key: listen_key.into(),
-        message: format!("`{listen_text}` is not an address like 127.0.0.1:8080"),
-    })?;
-    let mut limits: BTreeMap<McpRevision, u64> = McpRevision::ALL
-        .into_iter()
-        .map(|r| (r, toolwire_core::mapper::DEFAULT_LIMIT as u64))
-        .collect();
-    if let Some(l) = parsed.limits {
-        let all = l.mcp;
-        let each = [
-            (McpRevision::V2024_11_05, l.mcp_2024_11_05),
-            (McpRevision::V2025_03_26, l.mcp_2025_03_26),
-            (McpRevision::V2025_06_18, l.mcp_2025_06_18),
-            (McpRevision::V2025_11_25, l.mcp_2025_11_25),
-            (McpRevision::V2026_07_28, l.mcp_2026_07_28),
-        ];
-        for (revision, value) in each {
-            if let Some(limit) = value.or(all) {
-                if limit < 4096 {
-                    return Err(error(
-                        &format!("limits.mcp-{}", revision.as_str()),
-                        format!("{limit} is below the smallest limit, 4096 bytes"),
-                    ));
-                }
-                limits.insert(revision, limit);
+    Ok(prefix)
+}
+
+/// `--listen`, else `listen`, else the default address.
+fn resolve_listen(
+    flag: Option<&str>,
+    from_file: Option<String>,
+    error: Refuse,
+) -> Result<SocketAddr, ConfigError> {
+    let bad = |text: &str| format!("`{text}` is not an address like 127.0.0.1:8080");
+    match (flag, from_file) {
+        (Some(text), _) => text.parse().map_err(|_| ConfigError {
+            file: None,
+            key: "--listen".into(),
+            message: bad(text),
+        }),
+        (None, Some(text)) => text.parse().map_err(|_| error("listen", bad(&text))),
+        (None, None) => DEFAULT_LISTEN.parse().map_err(|_| error("listen", bad(DEFAULT_LISTEN))),
+    }
+}
+
+/// `[limits]`: every MCP revision starts at the default; `mcp` sets them all, a revision's own
+/// key (its target name) sets that one. The gateway serves MCP only, so other targets are refused.
+fn resolve_limits(
+    given: &LimitsConfig,
+    error: Refuse,
+) -> Result<BTreeMap<Target, u64>, ConfigError> {
+    let mcp: Vec<Target> =
+        Target::ALL.into_iter().filter(|t| matches!(t, Target::Mcp(_))).collect();
+    let mut limits: BTreeMap<Target, u64> =
+        mcp.iter().map(|t| (*t, DEFAULT_MAPPER_LIMIT)).collect();
+    for (name, &limit) in given {
+        let key = format!("limits.{name}");
+        let targets: Vec<Target> = match mcp.iter().find(|t| t.name() == name) {
+            Some(target) => vec![*target],
+            None if name == ALL_MCP_LIMIT => {
+                mcp.iter().filter(|t| !given.contains_key(t.name())).copied().collect()
             }
+            None => {
+                let names: Vec<&str> = mcp.iter().map(|t| t.name()).collect();
+                return Err(error(
+                    &key,
+                    format!(
+                        "`{name}` is not an MCP target; expected {ALL_MCP_LIMIT} (every revision) or one of {}",
+                        names.join(", ")
+                    ),
+                ));
+            }
+        };
+        if limit < MIN_LIMIT {
+            return Err(error(
+                &key,
+                format!("{limit} is below the smallest limit, {MIN_LIMIT} bytes"),
+            ));
+        }
+        for target in targets {
+            limits.insert(target, limit);
         }
     }
-    let store_cfg = parsed.store.unwrap_or_default();
-    let store = match store_cfg.url.as_deref() {
+    Ok(limits)
+}
+
+/// The default size limit of a target, as a config value.
+const DEFAULT_MAPPER_LIMIT: u64 = toolwire_core::mapper::DEFAULT_LIMIT as u64;
+/// The smallest `[limits]` value: what an offload stub needs.
+const MIN_LIMIT: u64 = toolwire_core::mapper::MIN_OFFLOAD_LIMIT as u64;
+
+/// The resolved `[store]` section (and `--data-dir`).
+struct StoreSection {
+    kind: StoreKind,
+    data_dir: PathBuf,
+    link_ttl: Duration,
+    signing_keys_env: Option<String>,
+    ca_pem: Option<Vec<u8>>,
+    offload_fallback: OffloadFallback,
+    cache_size: usize,
+    quota: toolwire_store::Quota,
+}
+
+/// `[store]` over the defaults; `--data-dir` over `data_dir`.
+fn resolve_store(
+    given: StoreConfig,
+    overrides: &Overrides,
+    error: Refuse,
+) -> Result<StoreSection, ConfigError> {
+    let kind = match given.url.as_deref() {
         None | Some("redb") => StoreKind::Redb,
         Some("memory") => StoreKind::Memory,
         Some(url) if url.starts_with("redis://") || url.starts_with("rediss://") => {
@@ -588,13 +693,8 @@ fn resolve(
             ));
         }
     };
-    let data_dir = overrides
-        .data_dir
-        .clone()
-        .or(store_cfg.data_dir)
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR));
-    let store_ca_pem = match &store_cfg.ca_file {
-        Some(path) if matches!(&store, StoreKind::Redis(url) if url.starts_with("rediss://")) => {
+    let ca_pem = match &given.ca_file {
+        Some(path) if matches!(&kind, StoreKind::Redis(url) if url.starts_with("rediss://")) => {
             Some(read_ca(path).map_err(|m| error("store.ca_file", m))?.0)
         }
         Some(_) => {
@@ -602,7 +702,7 @@ fn resolve(
         }
         None => None,
     };
-    let link_ttl = Duration::from_secs(match store_cfg.link_ttl {
+    let link_ttl = Duration::from_secs(match given.link_ttl {
         Some(0) => return Err(error("store.link_ttl", "must be at least 1 second".into())),
         Some(seconds) if seconds > MAX_LINK_TTL_SECS => {
             return Err(error(
@@ -615,55 +715,78 @@ fn resolve(
         Some(seconds) => seconds,
         None => 3600,
     });
-    let offload_fallback_inline = match store_cfg.offload_fallback.as_deref() {
-        None | Some("fail") => false,
-        Some("inline") => true,
-        Some(other) => {
-            return Err(error(
-                "store.offload_fallback",
-                format!("`{other}` is not a fallback; expected fail or inline"),
-            ));
-        }
-    };
-    let cache_size = match store_cfg.cache_mib {
+    let cache_size = match given.cache_mib {
         None => 32 * 1024 * 1024,
         Some(mib) => usize::try_from(mib)
             .ok()
             .and_then(|mib| mib.checked_mul(1024 * 1024))
             .ok_or_else(|| error("store.cache_mib", format!("{mib} MiB is too large")))?,
     };
-    let transport = transport(parsed.transport.unwrap_or_default(), &error)?;
-    let quota = toolwire_store::Quota::new(
-        store_cfg.quota_total.unwrap_or(toolwire_store::DEFAULT_TOTAL_QUOTA),
-        store_cfg.quota_per_principal.unwrap_or(toolwire_store::DEFAULT_PRINCIPAL_QUOTA),
-    );
-    let mut allowed_hosts: Vec<String> =
+    Ok(StoreSection {
+        kind,
+        data_dir: overrides
+            .data_dir
+            .clone()
+            .or(given.data_dir)
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_DATA_DIR)),
+        link_ttl,
+        signing_keys_env: given.signing_keys_env,
+        ca_pem,
+        offload_fallback: given.offload_fallback.unwrap_or_default(),
+        cache_size,
+        quota: toolwire_store::Quota::new(
+            given.quota_total.unwrap_or(toolwire_store::DEFAULT_TOTAL_QUOTA),
+            given.quota_per_principal.unwrap_or(toolwire_store::DEFAULT_PRINCIPAL_QUOTA),
+        ),
+    })
+}
+
+/// `allowed_hosts`: the loopback names and the listen host always, then the file's entries.
+fn resolve_allowed_hosts(
+    listen: SocketAddr,
+    given: Option<Vec<String>>,
+    error: Refuse,
+) -> Result<Vec<String>, ConfigError> {
+    let mut allowed: Vec<String> =
         ["localhost", "127.0.0.1", "::1"].into_iter().map(str::to_owned).collect();
     let listen_host = listen.ip().to_string();
-    if !listen.ip().is_unspecified() && !allowed_hosts.contains(&listen_host) {
-        allowed_hosts.push(listen_host);
+    if !listen.ip().is_unspecified() && !allowed.contains(&listen_host) {
+        allowed.push(listen_host);
     }
-    for host in parsed.allowed_hosts.unwrap_or_default() {
+    for host in given.unwrap_or_default() {
         if host.trim().is_empty() {
             return Err(error("allowed_hosts", "an entry is empty".into()));
         }
-        if !allowed_hosts.contains(&host) {
-            allowed_hosts.push(host);
+        if !allowed.contains(&host) {
+            allowed.push(host);
         }
     }
-    let allowed_origins = parsed.allowed_origins.unwrap_or_default();
-    for origin in &allowed_origins {
-        if origin != "null" && !origin.contains("://") {
-            return Err(error(
-                "allowed_origins",
-                format!("`{origin}` needs a scheme, like http://localhost:3000"),
-            ));
-        }
+    Ok(allowed)
+}
+
+/// `allowed_origins`: each with a scheme (or `null`).
+fn resolve_allowed_origins(
+    given: Option<Vec<String>>,
+    error: Refuse,
+) -> Result<Vec<String>, ConfigError> {
+    let origins = given.unwrap_or_default();
+    if let Some(origin) = origins.iter().find(|o| *o != "null" && !o.contains("://")) {
+        return Err(error(
+            "allowed_origins",
+            format!("`{origin}` needs a scheme, like http://localhost:3000"),
+        ));
     }
-    let auth_configured = file.is_some();
-    let auth = parsed.auth.unwrap_or_default();
+    Ok(origins)
+}
+
+/// `[[auth.tokens]]`: secrets read, principals checked, every token distinct.
+fn resolve_tokens(
+    given: Vec<TokenConfig>,
+    env: &dyn Fn(&str) -> Option<String>,
+    error: Refuse,
+) -> Result<Vec<Token>, ConfigError> {
     let mut tokens = Vec::new();
-    for (i, t) in auth.tokens.into_iter().enumerate() {
+    for (i, t) in given.into_iter().enumerate() {
         let key = format!("auth.tokens[{i}]");
         let secret = match (&t.token_env, &t.token) {
             (Some(var), None) => env(var).filter(|s| !s.is_empty()).ok_or_else(|| {
@@ -692,120 +815,86 @@ fn resolve(
         }
         tokens.push(Token { secret, principal: t.principal, privileges: t.privileges });
     }
-    let oauth = auth.oauth.map(|o| resolve_oauth(o, &error)).transpose()?;
-    let ops = resolve_ops(parsed.ops.unwrap_or_default(), &error)?;
-    let mut tools = Vec::new();
-    for (i, t) in parsed.tools.into_iter().enumerate() {
-        let key = format!("tools[{i}]");
-        let description = t.description.filter(|d| !d.trim().is_empty()).ok_or_else(|| {
-            error(&format!("{key}.description"), "every tool needs a description".into())
-        })?;
-        if !t.endpoint.starts_with("http://") && !t.endpoint.starts_with("https://") {
-            return Err(error(
-                &format!("{key}.endpoint"),
-                format!("`{}` is not an http:// or https:// URL", t.endpoint),
-            ));
-        }
-        let shape = match t.shape.as_deref() {
-            None => Shape::Data,
-            Some(text) => Shape::parse(text).ok_or_else(|| {
-                error(
-                    &format!("{key}.shape"),
-                    format!("`{text}` is not a shape; expected data or envelope"),
-                )
-            })?,
-        };
-        let mut headers = Vec::new();
-        for (name, h) in t.headers {
-            let value = match (&h.value, &h.env) {
-                (Some(value), None) => value.clone(),
-                (None, Some(var)) => {
-                    let found = env(var).ok_or_else(|| {
-                        error(
-                            &format!("{key}.headers.{name}.env"),
-                            format!("the variable {var} is not set"),
-                        )
-                    })?;
-                    format!("{}{found}", h.prefix)
-                }
-                _ => {
-                    return Err(error(
-                        &format!("{key}.headers.{name}"),
-                        "give exactly one of value or env".into(),
-                    ));
-                }
-            };
-            headers.push((name, value));
-        }
-        let timeout_ms = t.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
-        if timeout_ms == 0 {
-            return Err(error(&format!("{key}.timeout_ms"), "must be at least 1".into()));
-        }
-        let ca_certs = match &t.ca_file {
-            Some(path) => Some(read_ca(path).map_err(|m| error(&format!("{key}.ca_file"), m))?.1),
-            None => None,
-        };
-        if let Some(proxy) = &t.proxy
-            && let Err(e) = reqwest::Proxy::all(proxy)
-        {
-            return Err(error(
-                &format!("{key}.proxy"),
-                format!("`{proxy}` is not a proxy URL: {e}"),
-            ));
-        }
-        tools.push(AppTool {
-            name: t.name,
-            title: t.title,
-            description,
-            input_schema: t.input_schema.unwrap_or_else(|| serde_json::json!({"type": "object"})),
-            outputs: t.outputs,
-            annotations: t.annotations,
-            shape,
-            privileges: t.privileges,
-            endpoint: t.endpoint,
-            timeout: Duration::from_millis(timeout_ms),
-            headers,
-            response_cap: t.response_cap.unwrap_or(DEFAULT_RESPONSE_CAP),
-            ca_certs,
-            proxy: t.proxy,
-        });
+    Ok(tokens)
+}
+
+/// One `[[tools]]` entry (`key` is `tools[i]`): defaults applied, secrets read, files loaded.
+fn resolve_tool(
+    key: &str,
+    t: AppToolConfig,
+    env: &dyn Fn(&str) -> Option<String>,
+    error: Refuse,
+) -> Result<AppTool, ConfigError> {
+    let description = t.description.filter(|d| !d.trim().is_empty()).ok_or_else(|| {
+        error(&format!("{key}.description"), "every tool needs a description".into())
+    })?;
+    if !t.endpoint.starts_with("http://") && !t.endpoint.starts_with("https://") {
+        return Err(error(
+            &format!("{key}.endpoint"),
+            format!("`{}` is not an http:// or https:// URL", t.endpoint),
+        ));
     }
-    let hosts = host_profiles(parsed.hosts, file.as_deref())?;
-    Ok(Settings {
-        file,
-        phase,
-        prefix,
-        validation,
-        listen,
-        stdio: overrides.stdio,
-        server_name: parsed.server_name.unwrap_or_else(|| "toolwire".into()),
-        allowed_hosts,
-        allowed_origins,
-        demo_tools: parsed.demo_tools.unwrap_or(true),
-        limits,
-        store,
-        data_dir,
-        link_ttl,
-        signing_keys_env: store_cfg.signing_keys_env,
-        store_ca_pem,
-        offload_fallback_inline,
-        cache_size,
-        transport,
-        quota,
-        auth_configured,
-        anonymous: auth.anonymous,
-        tokens,
-        oauth,
-        ops,
-        tools,
-        hosts,
+    let headers = t
+        .headers
+        .into_iter()
+        .map(|(name, h)| {
+            let value = resolve_header(&format!("{key}.headers.{name}"), &h, env, error)?;
+            Ok((name, value))
+        })
+        .collect::<Result<_, ConfigError>>()?;
+    let timeout_ms = t.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
+    if timeout_ms == 0 {
+        return Err(error(&format!("{key}.timeout_ms"), "must be at least 1".into()));
+    }
+    let ca_certs = match &t.ca_file {
+        Some(path) => Some(read_ca(path).map_err(|m| error(&format!("{key}.ca_file"), m))?.1),
+        None => None,
+    };
+    if let Some(proxy) = &t.proxy
+        && let Err(e) = reqwest::Proxy::all(proxy)
+    {
+        return Err(error(&format!("{key}.proxy"), format!("`{proxy}` is not a proxy URL: {e}")));
+    }
+    Ok(AppTool {
+        name: t.name,
+        title: t.title,
+        description,
+        input_schema: t.input_schema.unwrap_or_else(|| serde_json::json!({"type": "object"})),
+        outputs: t.outputs,
+        annotations: t.annotations,
+        shape: t.shape.unwrap_or_default(),
+        privileges: t.privileges,
+        endpoint: t.endpoint,
+        timeout: Duration::from_millis(timeout_ms),
+        headers,
+        response_cap: t.response_cap.unwrap_or(DEFAULT_RESPONSE_CAP),
+        ca_certs,
+        proxy: t.proxy,
     })
 }
 
-fn resolve_oauth(
-    o: OAuthConfig,
-    error: &dyn Fn(&str, String) -> ConfigError,
-) -> Result<OAuthSettings, ConfigError> {
+/// One header of a tool (`key` is `tools[i].headers.NAME`): the literal value, or the prefix
+/// and the variable's value.
+fn resolve_header(
+    key: &str,
+    h: &HeaderConfig,
+    env: &dyn Fn(&str) -> Option<String>,
+    error: Refuse,
+) -> Result<String, ConfigError> {
+    match (&h.value, &h.env) {
+        (Some(value), None) => Ok(value.clone()),
+        (None, Some(var)) => {
+            let found = env(var).ok_or_else(|| {
+                error(&format!("{key}.env"), format!("the variable {var} is not set"))
+            })?;
+            Ok(format!("{}{found}", h.prefix))
+        }
+        _ => Err(error(key, "give exactly one of value or env".into())),
+    }
+}
+
+/// `[auth.oauth]`.
+fn resolve_oauth(o: OAuthConfig, error: Refuse) -> Result<OAuthSettings, ConfigError> {
     for (key, url) in [("auth.oauth.issuer", &o.issuer), ("auth.oauth.audience", &o.audience)] {
         if !is_http_url(url) {
             return Err(error(key, format!("`{url}` is not an http:// or https:// URL")));
@@ -865,10 +954,8 @@ fn resolve_oauth(
     })
 }
 
-fn resolve_ops(
-    o: OpsConfig,
-    error: &dyn Fn(&str, String) -> ConfigError,
-) -> Result<OpsSettings, ConfigError> {
+/// `[ops]`.
+fn resolve_ops(o: OpsConfig, error: Refuse) -> Result<OpsSettings, ConfigError> {
     let metrics_path = o.metrics_path.unwrap_or_else(|| "/metrics".into());
     let reserved = ["/mcp", "/healthz", "/readyz", "/.well-known"];
     if !metrics_path.starts_with('/')
@@ -925,10 +1012,7 @@ fn host_profiles(
 }
 
 /// `[transport]` over the defaults; zero is refused where it would stop all serving.
-fn transport(
-    given: TransportConfig,
-    error: &dyn Fn(&str, String) -> ConfigError,
-) -> Result<Transport, ConfigError> {
+fn transport(given: TransportConfig, error: Refuse) -> Result<Transport, ConfigError> {
     let defaults = Transport::default();
     let positive = |key: &str, value: Option<u64>, default: Duration| match value {
         Some(0) => Err(error(key, "must be at least 1 millisecond".into())),
@@ -1048,10 +1132,37 @@ mod tests {
     #[test]
     fn bad_values_name_the_file_and_key() {
         let cases = [
-            ("phase = \"loud\"", "t.toml: phase: `loud` is not a phase; expected compat or spec"),
+            (
+                "phase = \"loud\"",
+                "t.toml: line 1 (`phase`): unknown phase `loud`; expected compat or spec",
+            ),
             (
                 "validation = \"x\"",
-                "t.toml: validation: `x` is not a mode; expected enforce, warn or off",
+                "t.toml: line 1 (`validation`): unknown validation mode `x`; expected enforce, warn or off",
+            ),
+            (
+                "[store]\nurl = \"memory\"\noffload_fallback = \"retry\"",
+                "t.toml: line 3 (`store.offload_fallback`): unknown offload fallback `retry`; expected fail or inline",
+            ),
+            (
+                "[[tools]]\nname = \"a\"\nendpoint = \"http://x\"\n[[tools]]\nname = \"b\"\nendpoint = \"http://x\"\nshape = \"table\"",
+                "t.toml: line 7 (`tools[1].shape`): unknown shape `table`; expected data or envelope",
+            ),
+            (
+                "[limits]\nmcp = 100",
+                "t.toml: limits.mcp: 100 is below the smallest limit, 4096 bytes",
+            ),
+            (
+                "[limits]\n\"mcp-2025-06-18\" = 4095",
+                "t.toml: limits.mcp-2025-06-18: 4095 is below the smallest limit, 4096 bytes",
+            ),
+            (
+                "[limits]\nlegacy = 8192",
+                "t.toml: limits.legacy: `legacy` is not an MCP target; expected mcp (every revision) or one of mcp-2024-11-05, mcp-2025-03-26, mcp-2025-06-18, mcp-2025-11-25, mcp-2026-07-28",
+            ),
+            (
+                "[limits]\n\"mcp-2025-07-01\" = 8192",
+                "t.toml: limits.mcp-2025-07-01: `mcp-2025-07-01` is not an MCP target; expected mcp",
             ),
             (
                 "[store]\nurl = \"ftp://x\"",
@@ -1125,7 +1236,7 @@ mod tests {
             ),
             (
                 "[[hosts]]\nname = \"h\"\nreads = \"all\"",
-                "t.toml: line 3 (`reads`): unknown variant `all`",
+                "t.toml: line 3 (`hosts[0].reads`): unknown variant `all`",
             ),
         ];
         for (text, expected) in cases {
@@ -1134,6 +1245,77 @@ mod tests {
                 Err(e) => assert!(e.to_string().starts_with(expected), "{e} vs {expected}"),
             }
         }
+    }
+
+    fn mcp(date: &str) -> Target {
+        match toolwire_core::McpRevision::exact(date) {
+            Some(revision) => Target::Mcp(revision),
+            None => panic!("no revision {date}"),
+        }
+    }
+
+    #[test]
+    fn limits_are_keyed_by_target_name() {
+        let Ok(s) = from_text("") else { panic!("refused") };
+        let default = toolwire_core::mapper::DEFAULT_LIMIT as u64;
+        let mcp_targets = Target::ALL.into_iter().filter(|t| matches!(t, Target::Mcp(_)));
+        assert_eq!(s.limits, mcp_targets.clone().map(|t| (t, default)).collect());
+        // `mcp` sets every revision but those with their own key, wherever it is written.
+        let text = "[limits]\n\"mcp-2025-06-18\" = 5000\nmcp = 9000";
+        let Ok(s) = from_text(text) else { panic!("refused {text}") };
+        let expected: BTreeMap<Target, u64> =
+            mcp_targets.map(|t| (t, if t == mcp("2025-06-18") { 5000 } else { 9000 })).collect();
+        assert_eq!(s.limits, expected);
+        // … and reach the mapper the gateway renders with.
+        let Ok(mapper) = super::super::mapper(&s) else { panic!("no mapper") };
+        assert_eq!(mapper.config().limit(mcp("2025-06-18")), Some(5000));
+        assert_eq!(mapper.config().limit(mcp("2026-07-28")), Some(9000));
+    }
+
+    #[test]
+    fn a_bad_phase_in_the_environment_names_the_variable() {
+        let env = |k: &str| (k == "TOOLWIRE_PHASE").then(|| "Spec".to_owned());
+        let refused = resolve(FileConfig::default(), None, &Overrides::default(), &env);
+        assert_eq!(
+            refused.map(|_| ()).map_err(|e| e.to_string()),
+            Err("TOOLWIRE_PHASE: unknown phase `Spec`; expected compat or spec".to_owned())
+        );
+        // The flag wins over a bad variable.
+        let overrides = Overrides { phase: Some(Phase::Spec), ..Overrides::default() };
+        let Ok(s) = resolve(FileConfig::default(), None, &overrides, &env) else { panic!() };
+        assert_eq!(s.phase, Phase::Spec);
+    }
+
+    #[test]
+    fn enums_read_from_the_file() {
+        let text = "validation = \"warn\"\n[store]\noffload_fallback = \"inline\"\n[[tools]]\nname = \"a\"\ndescription = \"d\"\nendpoint = \"http://x\"\nshape = \"envelope\"";
+        let Ok(s) = from_text(text) else { panic!("refused {text}") };
+        assert_eq!(s.validation, ValidationMode::Warn);
+        assert_eq!(s.offload_fallback, OffloadFallback::Inline);
+        assert_eq!(s.tools[0].shape, Shape::Envelope);
+        let refused =
+            from_text("[[tools]]\nname = \"a\"\nendpoint = \"http://x\"\nshape = \"list\"");
+        assert_eq!(
+            refused.map(|_| ()).map_err(|e| e.to_string()),
+            Err("t.toml: line 4 (`tools[0].shape`): unknown shape `list`; expected data or envelope"
+                .to_owned())
+        );
+        let Ok(s) = from_text("phase = \"spec\"") else { panic!("refused") };
+        assert_eq!(
+            (s.phase, s.validation, s.offload_fallback),
+            (Phase::Spec, ValidationMode::Enforce, OffloadFallback::Fail)
+        );
+    }
+
+    #[test]
+    fn error_keys_are_dotted_from_the_table_headers() {
+        let text = "phase = \"spec\"\n[auth]\nanonymous = true\n[[auth.tokens]]\ntoken = \"a\"\n[[auth.tokens]]\nprincipal = \"b\"\n[colour]";
+        let at = |needle: &str| key_at(text, text.find(needle).unwrap_or(0));
+        assert_eq!(at("phase"), "line 1 (`phase`)");
+        assert_eq!(at("anonymous"), "line 3 (`auth.anonymous`)");
+        assert_eq!(at("token = "), "line 5 (`auth.tokens[0].token`)");
+        assert_eq!(at("principal"), "line 7 (`auth.tokens[1].principal`)");
+        assert_eq!(at("[colour]"), "line 8 (`colour`)");
     }
 
     #[test]
@@ -1171,8 +1353,8 @@ mod tests {
         assert_eq!(s.tools[0].headers, vec![("Authorization".to_owned(), "Bearer k".to_owned())]);
         assert_eq!(s.tools[0].timeout, Duration::from_secs(10));
         assert_eq!(s.tools[1].shape, Shape::Envelope);
-        assert_eq!(s.limits[&McpRevision::V2024_11_05], 131_072);
-        assert_eq!(s.limits[&McpRevision::V2026_07_28], 262_144);
+        assert_eq!(s.limits[&mcp("2024-11-05")], 131_072);
+        assert_eq!(s.limits[&mcp("2026-07-28")], 262_144);
         assert_eq!(s.tokens.len(), 2);
         assert!(!s.anonymous && s.auth_configured && !s.demo_tools);
         assert!(s.allowed_hosts.contains(&"tools.acme.internal".to_owned()));

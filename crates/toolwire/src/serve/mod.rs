@@ -20,7 +20,7 @@ use clap::Args;
 use rmcp::ServiceExt as _;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
-use toolwire_core::{MapperConfig, OutputMapper, Target};
+use toolwire_core::{MapperConfig, OutputMapper};
 use toolwire_mcp::conformance::Conformance;
 use toolwire_mcp::{Gateway, GatewayConfig, McpServer, Principal, Registry};
 use toolwire_store::{KeySet, OpenError, StoreConfig, StoredResults};
@@ -45,8 +45,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "DIR")]
     data_dir: Option<PathBuf>,
     /// compat (envelope first) or spec; else TOOLWIRE_PHASE, else the file, else compat.
-    #[arg(long, value_name = "PHASE")]
-    phase: Option<String>,
+    #[arg(long, value_name = "PHASE", value_parser = crate::cmd::names::phase())]
+    phase: Option<toolwire_core::Phase>,
     /// Also serve the fixtures the official MCP conformance suite calls (for testing toolwire).
     #[arg(long)]
     conformance: bool,
@@ -155,8 +155,8 @@ fn mapper(settings: &Settings) -> Result<OutputMapper, Failure> {
         .map_err(|e| Failure::input(format!("prefix: {e}")))?
         .with_server_info(&settings.server_name, env!("CARGO_PKG_VERSION"))
         .with_validation(settings.validation);
-    for (revision, limit) in &settings.limits {
-        config = config.with_limit(Target::Mcp(*revision), usize::try_from(*limit).ok());
+    for (target, limit) in &settings.limits {
+        config = config.with_limit(*target, usize::try_from(*limit).ok());
     }
     Ok(OutputMapper::new(config))
 }
@@ -187,7 +187,8 @@ async fn serve(settings: Settings, fixtures: Option<Conformance>) -> Result<(), 
     config.mapper = mapper(&settings)?;
     config.server_name = settings.server_name.clone();
     config.link_ttl = settings.link_ttl;
-    config.offload_fallback_inline = settings.offload_fallback_inline;
+    config.offload_fallback_inline =
+        settings.offload_fallback == toolwire_store::OffloadFallback::Inline;
     config.default_principal =
         if settings.stdio { Principal::local() } else { Principal::anonymous() };
     config.conformance = fixtures;

@@ -140,11 +140,7 @@ pub async fn check(
         let guarded = if settings.ops.require_auth { ", behind MCP auth" } else { "" };
         line(format!("ops: /healthz /readyz {} on {ops_at}{guarded}", settings.ops.metrics_path));
     }
-    let phase = match settings.phase {
-        toolwire_core::Phase::Spec => "spec",
-        _ => "compat",
-    };
-    line(format!("phase: {phase}"));
+    line(format!("phase: {}", settings.phase));
     let store = match &settings.store {
         StoreKind::Redb => format!("redb in {}", settings.data_dir.display()),
         StoreKind::Memory => "memory".to_owned(),

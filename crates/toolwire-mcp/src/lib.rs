@@ -50,8 +50,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! A server that keeps its rmcp `#[tool_router]` renders its results with the adapter instead.
+//! A server that keeps its rmcp `#[tool_router]` renders its results with [`adapter`] instead.
 
+pub mod adapter;
 pub mod conformance;
 mod conformance_mrtr;
 mod hosts;

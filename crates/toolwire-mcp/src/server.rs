@@ -202,7 +202,7 @@ impl McpServer {
 
 /// The revision of this request: from its `_meta` on 2026-07-28, from the handshake or the
 /// `MCP-Protocol-Version` header otherwise (rmcp resolves both). Never a nearest-older guess.
-fn revision_of(ctx: &RequestContext<RoleServer>) -> Result<McpRevision, ErrorData> {
+pub(crate) fn revision_of(ctx: &RequestContext<RoleServer>) -> Result<McpRevision, ErrorData> {
     match ctx.protocol_version() {
         // Streamable HTTP without the header means 2025-03-26 (the transport's own default).
         None => Ok(McpRevision::V2025_03_26),
@@ -213,7 +213,7 @@ fn revision_of(ctx: &RequestContext<RoleServer>) -> Result<McpRevision, ErrorDat
 }
 
 /// The caller: what the HTTP layer put into the request, else the configured default.
-fn principal_of(ctx: &RequestContext<RoleServer>, gateway: &Gateway) -> Principal {
+pub(crate) fn principal_of(ctx: &RequestContext<RoleServer>, gateway: &Gateway) -> Principal {
     ctx.extensions
         .get::<http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<Principal>())
@@ -394,7 +394,7 @@ impl McpServer {
 
 /// The rendered result as rmcp sends it, with what rmcp leaves to the handler: it never adds
 /// `resultType` itself and strips it below 2026-07-28 (interop fact 1).
-fn complete(output: &Output, revision: McpRevision) -> Result<CallToolResponse, String> {
+pub(crate) fn complete(output: &Output, revision: McpRevision) -> Result<CallToolResponse, String> {
     let mut wire: CallToolResult = serde_json::from_str(output.json())
         .map_err(|e| format!("rendered result is not a CallToolResult: {e}"))?;
     wire.result_type = (revision >= McpRevision::V2026_07_28).then_some(ResultType::COMPLETE);
@@ -430,7 +430,7 @@ fn render_now(
     config.mapper.render(result, Target::Mcp(revision), config.phase, &cx)
 }
 
-fn internal(tool: &str, why: &str) -> ErrorData {
+pub(crate) fn internal(tool: &str, why: &str) -> ErrorData {
     tracing::error!(%tool, reason = %why, "tool call failed with an internal error");
     ErrorData::internal_error(format!("tool {tool} failed with an internal error"), None)
 }

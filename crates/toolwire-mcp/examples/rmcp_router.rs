@@ -7,7 +7,10 @@
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResponse, ServerCapabilities, ServerConfig};
+use rmcp::model::{
+    CallToolResponse, ListResourceTemplatesResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+};
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt as _, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
@@ -108,9 +111,26 @@ fn data<T: Serialize>(value: &T) -> Result<ToolResult, ErrorData> {
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Calculator {
     fn get_info(&self) -> ServerConfig {
-        // The name the results carry, from the one setting in the mapper.
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        // The name the results carry, from the one setting in the mapper; resources for the
+        // results stored behind a link.
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
             .with_server_info(self.toolwire.server_info())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.toolwire.read_resource(request, ctx).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.toolwire.list_resource_templates(request, ctx).await
     }
 }
 

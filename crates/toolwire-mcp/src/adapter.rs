@@ -5,13 +5,19 @@
 //!
 //! The router still publishes the tool definitions (the same for every revision); declare each
 //! output with [`output_schema`] so that what it publishes is what toolwire validates against.
+//! Results over the limit are stored behind a link: the server's `read_resource` and
+//! `list_resource_templates` hand over to the renderer's, which serve them as the gateway does.
 //! The typed [`Registry`](crate::Registry) publishes per revision and also runs the tools.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use rmcp::ErrorData;
-use rmcp::model::{CallToolResponse, Implementation, JsonObject};
+use rmcp::ServerHandler as _;
+use rmcp::model::{
+    CallToolResponse, Implementation, JsonObject, ListResourceTemplatesResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+};
 use rmcp::service::{RequestContext, RoleServer};
 use schemars::JsonSchema;
 use serde_json::Value;
@@ -19,7 +25,7 @@ use toolwire_core::{RenderContext, Rendered, Shape, Target, Timestamp, ToolOutpu
 use toolwire_store::{OffloadFallback, OffloadOptions};
 
 use crate::registry::{Registry, ToolSpecError};
-use crate::server::{self, Gateway, GatewayConfig};
+use crate::server::{self, Gateway, GatewayConfig, McpServer};
 
 /// The output schema of a Rust type, as toolwire derives it (draft 2020-12, its serialize
 /// contract), for `#[tool(output_schema = toolwire_mcp::adapter::output_schema::<T>())]`.
@@ -40,7 +46,9 @@ struct Declared {
 /// Renders the results of an rmcp router's tools. Cheap to clone: an `Arc`.
 #[derive(Clone)]
 pub struct Renderer {
-    gateway: Arc<Gateway>,
+    /// The gateway's handler, with no tools of its own: its configuration renders, and it
+    /// serves the stored results.
+    server: McpServer,
     tools: Arc<HashMap<String, Arc<Declared>>>,
 }
 
@@ -76,14 +84,14 @@ impl Renderer {
                 Ok((name, Arc::new(Declared { output, input_schema })))
             })
             .collect::<Result<_, ToolSpecError>>()?;
-        let gateway = Gateway::new(Registry::new(), config);
-        Ok(Self { gateway, tools: Arc::new(tools) })
+        let server = McpServer::new(Gateway::new(Registry::new(), config));
+        Ok(Self { server, tools: Arc::new(tools) })
     }
 
     /// The server's name and version, for the rmcp server's `get_info`: the same the rendered
     /// results carry.
     pub fn server_info(&self) -> Implementation {
-        let mapper = self.gateway.config().mapper.config();
+        let mapper = self.server.gateway().config().mapper.config();
         Implementation::new(mapper.server_name(), mapper.server_version())
     }
 
@@ -103,10 +111,10 @@ impl Renderer {
         let declared =
             self.tools.get(tool).ok_or_else(|| internal("not declared to the renderer"))?;
         let declared = Arc::clone(declared);
-        let config = self.gateway.config();
+        let config = self.server.gateway().config();
         let host = crate::hosts::host_of(ctx, &config.hosts).clone();
-        let principal = server::principal_of(ctx, &self.gateway);
-        let gateway = Arc::clone(&self.gateway);
+        let principal = server::principal_of(ctx, self.server.gateway());
+        let gateway = Arc::clone(self.server.gateway());
         let name = tool.to_owned();
         let large = crate::work::is_large(&result);
         // A large result renders on the blocking pool (DESIGN §12), as the gateway's do.
@@ -147,5 +155,24 @@ impl Renderer {
             tracing::warn!(%tool, %warning, "render warning");
         }
         server::complete(&output, revision).map_err(|why| internal(&why))
+    }
+
+    /// `resources/read` of a stored result (answer the server's `read_resource` with it): read
+    /// by the caller it is bound to, before it expires; anything else is not found.
+    pub async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.server.read_resource(request, ctx).await
+    }
+
+    /// `resources/templates/list`: the template of stored-result links.
+    pub async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.server.list_resource_templates(request, ctx).await
     }
 }

@@ -2,6 +2,8 @@
 //! (no context, shared state, `?` on a `ToolError`), typed annotations, and the adapter inside
 //! an rmcp `#[tool_router]` server (revision, limit, offload, output schema, unknown tool).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::sync::Arc;
 
 use rmcp::handler::server::router::tool::ToolRouter;

@@ -1,6 +1,8 @@
 //! `[[tools]] annotations` are rmcp's typed tool annotations: a hint that is not a boolean is
 //! refused at start, naming the tool and the problem.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::process::Command;
 
 #[test]

@@ -7,7 +7,7 @@
 //! output with [`output_schema`] so that what it publishes is what toolwire validates against.
 //! Results over the limit are stored behind a link: the server's `read_resource` and
 //! `list_resource_templates` hand over to the renderer's, which serve them as the gateway does.
-//! The typed [`Registry`](crate::Registry) publishes per revision and also runs the tools.
+//! The typed [`Registry`] publishes per revision and also runs the tools.
 
 use std::collections::HashMap;
 use std::sync::Arc;

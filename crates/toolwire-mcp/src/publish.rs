@@ -25,24 +25,22 @@ pub(crate) fn tool_definition(
     if let Some(published) = output.published(revision) {
         tool.insert("outputSchema".into(), published);
     }
+    let mut tool: rmcp::model::Tool =
+        serde_json::from_value(Value::Object(tool)).map_err(|e| e.to_string())?;
     if revision >= McpRevision::V2025_03_26 {
-        let mut annotations = spec.annotations.clone().unwrap_or_default();
+        let mut annotations = spec.annotations.clone();
         // 2025-03-26 has no `Tool.title`: the display name travels as `annotations.title`.
         if revision == McpRevision::V2025_03_26
             && let Some(title) = &spec.title
         {
-            annotations.entry("title").or_insert_with(|| Value::String(title.clone()));
+            annotations.get_or_insert_default().title.get_or_insert_with(|| title.clone());
         }
-        if !annotations.is_empty() {
-            tool.insert("annotations".into(), Value::Object(annotations));
-        }
+        tool.annotations = annotations;
     }
-    if revision >= McpRevision::V2025_11_25
-        && let Some(icons) = &spec.icons
-    {
-        tool.insert("icons".into(), Value::Array(icons.clone()));
+    if revision >= McpRevision::V2025_11_25 {
+        tool.icons.clone_from(&spec.icons);
     }
-    serde_json::from_value(Value::Object(tool)).map_err(|e| e.to_string())
+    Ok(tool)
 }
 
 #[cfg(test)]
@@ -64,12 +62,10 @@ mod tests {
 
     #[test]
     fn fields_appear_only_where_the_revision_has_them() {
-        let mut annotations = Map::new();
-        annotations.insert("readOnlyHint".into(), json!(true));
         let spec = ToolSpec::new("t", "A tool.")
             .title("T")
-            .annotations(annotations)
-            .icons(vec![json!({"src": "https://example.com/i.png"})])
+            .annotations(rmcp::model::ToolAnnotations::new().read_only(true))
+            .icons(vec![rmcp::model::Icon::new("https://example.com/i.png")])
             .input_schema(json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "properties": {"x": true}}))
             .output_schema(json!({"type": "array", "items": {"type": "integer"}}));
         assert_eq!(

@@ -2,6 +2,7 @@
 //! `$schema` only where the revision has them, never `execution`.
 
 use serde_json::{Map, Value, json};
+use toolwire_core::revision::{McpCaps, ToolTitle};
 use toolwire_core::{McpRevision, ToolOutput, publish_input_schema};
 
 use crate::registry::ToolSpec;
@@ -12,9 +13,10 @@ pub(crate) fn tool_definition(
     output: &ToolOutput,
     revision: McpRevision,
 ) -> Result<rmcp::model::Tool, String> {
+    let caps = McpCaps::of(revision);
     let mut tool = Map::new();
     tool.insert("name".into(), Value::String(spec.name.clone()));
-    if revision >= McpRevision::V2025_06_18
+    if caps.tool_title == ToolTitle::Field
         && let Some(title) = &spec.title
     {
         tool.insert("title".into(), Value::String(title.clone()));
@@ -25,10 +27,10 @@ pub(crate) fn tool_definition(
     if let Some(published) = output.published(revision) {
         tool.insert("outputSchema".into(), published);
     }
-    if revision >= McpRevision::V2025_03_26 {
+    if caps.tool_annotations {
         let mut annotations = spec.annotations.clone().unwrap_or_default();
         // 2025-03-26 has no `Tool.title`: the display name travels as `annotations.title`.
-        if revision == McpRevision::V2025_03_26
+        if caps.tool_title == ToolTitle::Annotations
             && let Some(title) = &spec.title
         {
             annotations.entry("title").or_insert_with(|| Value::String(title.clone()));
@@ -37,7 +39,7 @@ pub(crate) fn tool_definition(
             tool.insert("annotations".into(), Value::Object(annotations));
         }
     }
-    if revision >= McpRevision::V2025_11_25
+    if caps.icons
         && let Some(icons) = &spec.icons
     {
         tool.insert("icons".into(), Value::Array(icons.clone()));

@@ -18,6 +18,7 @@ pub mod mapper;
 pub mod meta;
 pub mod parse;
 pub mod part;
+pub mod pointer;
 pub mod result;
 pub mod revision;
 pub mod schema;

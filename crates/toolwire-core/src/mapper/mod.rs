@@ -24,14 +24,11 @@ mod stub;
 pub use config::{ConfigError, MapperConfig, RenderContext};
 pub use offload::{NeedsOffload, Rendered};
 
-use serde_json::{Map, Value};
-
-use crate::error::{ErrorCode, ToolError};
 use crate::host;
 use crate::layout::Layout;
 use crate::lower::{a2a, legacy, mcp};
 use crate::result::ToolResult;
-use crate::schema::ValidationMode;
+use crate::schema::{ValidationMode, Violation};
 use crate::target::{Phase, Target};
 use stub::StubPlan;
 
@@ -219,7 +216,7 @@ impl OutputMapper {
         {
             let at = if violation.path.is_empty() { "the root" } else { &violation.path };
             if mode == ValidationMode::Enforce {
-                replaced = schema_failure(result, at, &violation.message, &violation.path);
+                replaced = schema_failure(result, &violation);
                 result = &replaced;
             } else {
                 omit_structured = true;
@@ -299,17 +296,10 @@ pub fn asks_natively(target: Target) -> bool {
 }
 
 /// The `tool_error` failure that replaces a result whose data does not match the declared
-/// schema (enforce mode); it keeps the metadata and validates (a failure carries no data).
-fn schema_failure(result: &ToolResult, at: &str, message: &str, path: &str) -> ToolResult {
-    let mut details = Map::new();
-    details.insert("path".to_owned(), Value::String(path.to_owned()));
-    details.insert("message".to_owned(), Value::String(message.to_owned()));
-    let error = ToolError::new(
-        ErrorCode::ToolError,
-        format!("The tool's result does not match its output schema at {at}: {message}"),
-    )
-    .with_details(details);
-    let mut failure = ToolResult::failure(error);
+/// schema (enforce mode, [`Violation::to_tool_error`]); it keeps the metadata and validates (a
+/// failure carries no data).
+fn schema_failure(result: &ToolResult, violation: &Violation) -> ToolResult {
+    let mut failure = ToolResult::failure(violation.to_tool_error());
     failure.meta = result.meta().clone();
     failure
 }

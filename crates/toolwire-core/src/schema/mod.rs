@@ -13,6 +13,7 @@ mod numbers;
 mod publish;
 mod typed;
 mod validate;
+mod walk;
 
 use std::fmt;
 use std::sync::Arc;
@@ -24,6 +25,7 @@ use crate::result::ToolResult;
 use crate::revision::{McpCaps, SchemaRules, StructuredCap};
 use crate::target::{McpRevision, Shape};
 
+pub use crate::pointer::Violation;
 pub use envelope::envelope_structured;
 pub use numbers::exact_numbers;
 pub use publish::publish_input_schema;
@@ -174,22 +176,7 @@ fn root_is_object(schema: &Value) -> bool {
     schema.get("type").and_then(Value::as_str) == Some("object")
 }
 
-/// Where a result's data does not match the declared schema.
-#[non_exhaustive]
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Violation {
-    /// The instance path of the first mismatch as a JSON pointer; `""` for the root.
-    pub path: String,
-    /// What is wrong there.
-    pub message: String,
-}
-
 impl Violation {
-    /// A violation at `path` (a JSON pointer, `""` for the root).
-    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { path: path.into(), message: message.into() }
-    }
-
     /// The `tool_error` failure that replaces violating data in `enforce` mode: it names the
     /// violated path (also in `details.path`) and, being a failure, validates under every
     /// declared schema.
@@ -200,7 +187,7 @@ impl Violation {
         ToolError::new(
             ErrorCode::ToolError,
             format!(
-                "the tool's output does not match its declared output schema at {}: {}",
+                "The tool's result does not match its output schema at {}: {}",
                 Location(&self.path),
                 self.message
             ),
@@ -208,14 +195,6 @@ impl Violation {
         .with_details(details)
     }
 }
-
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path, self.message)
-    }
-}
-
-impl std::error::Error for Violation {}
 
 /// What happens when a result does not match the declared schema.
 #[non_exhaustive]
@@ -323,9 +302,4 @@ impl fmt::Display for Location<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.0.is_empty() { f.write_str("the root") } else { f.write_str(self.0) }
     }
-}
-
-/// Appends one segment to a JSON pointer, escaping `~` and `/`.
-pub(crate) fn pointer_push(base: &str, segment: &str) -> String {
-    format!("{base}/{}", segment.replace('~', "~0").replace('/', "~1"))
 }

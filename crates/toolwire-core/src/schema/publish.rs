@@ -9,15 +9,12 @@
 
 use serde_json::{Map, Value, json};
 
+use super::walk::{REF_KEYWORDS, walk_mut};
 use crate::revision::{DollarSchema, McpCaps, SchemaRules, StructuredCap};
 use crate::target::McpRevision;
 
-/// Keywords whose values are data, not schemas.
-const DATA_KEYWORDS: [&str; 4] = ["const", "enum", "default", "examples"];
 /// Where definitions live; hoisted to the wrapper's root.
 const DEFINITIONS: [&str; 2] = ["$defs", "definitions"];
-/// Keywords that hold a reference.
-const REF_KEYWORDS: [&str; 3] = ["$ref", "$dynamicRef", "$recursiveRef"];
 
 /// The tool's `inputSchema` for `revision`.
 ///
@@ -79,7 +76,7 @@ const STANDARD_FORMATS: [&str; 19] = [
 /// format like `uint64` stands for are kept by the schema's own `minimum`/`maximum`, if any;
 /// validation against the declared schema is unchanged.
 pub(crate) fn drop_nonstandard_formats(schema: &mut Value) {
-    every_object(schema, true, &mut |map, _| {
+    walk_mut(schema, true, &|_, _| true, &mut |map, _| {
         let standard =
             |format: &Value| format.as_str().is_some_and(|f| STANDARD_FORMATS.contains(&f));
         if map.get("format").is_some_and(|format| !standard(format)) {
@@ -161,8 +158,8 @@ pub(crate) fn nest(
             }
         }
     }
-    let mut rewrite = |map: &mut Map<String, Value>, embedded: bool| {
-        if embedded {
+    let mut rewrite = |map: &mut Map<String, Value>, is_root: bool| {
+        if !stays_in_root_resource(map, is_root) {
             if let Some(Value::String(id)) = map.get_mut("$id") {
                 *id = ids.absolute(id);
             }
@@ -170,11 +167,11 @@ pub(crate) fn nest(
             rewrite_refs(map, &ids, relocate);
         }
     };
-    walk_root_resource(&mut inner, true, &mut rewrite);
+    walk_mut(&mut inner, true, &stays_in_root_resource, &mut rewrite);
     for defs in hoisted.values_mut() {
         if let Value::Object(defs) = defs {
             for def in defs.values_mut() {
-                walk_root_resource(def, false, &mut rewrite);
+                walk_mut(def, false, &stays_in_root_resource, &mut rewrite);
             }
         }
     }
@@ -241,55 +238,11 @@ fn rewrite_refs(map: &mut Map<String, Value>, ids: &Ids, relocate: &dyn Fn(&str)
     }
 }
 
-/// Visits the schema objects that belong to the root resource (not inside an embedded resource
-/// with its own `$id`, whose references resolve against that `$id`).
-///
-/// An embedded resource's own object is visited with `true` and not entered.
-fn walk_root_resource(
-    schema: &mut Value,
-    is_root: bool,
-    visit: &mut dyn FnMut(&mut Map<String, Value>, bool),
-) {
-    match schema {
-        Value::Object(map) => {
-            let own_id =
-                map.get("$id").and_then(Value::as_str).is_some_and(|id| !id.starts_with('#'));
-            if own_id && !is_root {
-                visit(map, true);
-                return;
-            }
-            visit(map, false);
-            for (key, child) in map.iter_mut() {
-                if !DATA_KEYWORDS.contains(&key.as_str()) {
-                    walk_children(key, child, &mut |c| walk_root_resource(c, false, visit));
-                }
-            }
-        }
-        Value::Array(items) => {
-            for item in items {
-                walk_root_resource(item, false, visit);
-            }
-        }
-        _ => {}
-    }
-}
-
-/// Calls `each` on the sub-schemas under one keyword (the values of a name→schema map, or the
-/// value itself).
-fn walk_children(key: &str, child: &mut Value, each: &mut dyn FnMut(&mut Value)) {
-    let is_map = matches!(
-        key,
-        "properties"
-            | "patternProperties"
-            | "$defs"
-            | "definitions"
-            | "dependentSchemas"
-            | "dependencies"
-    );
-    match child {
-        Value::Object(map) if is_map => map.values_mut().for_each(each),
-        other => each(other),
-    }
+/// Whether a schema object belongs to the declared root resource: not an embedded resource
+/// with its own `$id` (whose references resolve against that `$id`; its own object is visited,
+/// not entered).
+fn stays_in_root_resource(map: &Map<String, Value>, is_root: bool) -> bool {
+    is_root || map.get("$id").and_then(Value::as_str).is_none_or(|id| id.starts_with('#'))
 }
 
 /// Makes a schema follow `rules`: `$schema` only where [`SchemaRules::dollar_schema`] keeps it,
@@ -304,7 +257,7 @@ pub(crate) fn conform(schema: &mut Value, rules: SchemaRules) {
     {
         root.shift_remove("$schema");
     }
-    every_object(schema, true, &mut |map, is_root| {
+    walk_mut(schema, true, &|_, _| true, &mut |map, is_root| {
         if !is_root && !nested_dialects {
             map.shift_remove("$schema");
         }
@@ -319,30 +272,6 @@ pub(crate) fn conform(schema: &mut Value, rules: SchemaRules) {
             }
         }
     });
-}
-
-/// Visits every schema object, embedded resources included.
-fn every_object(
-    schema: &mut Value,
-    is_root: bool,
-    visit: &mut dyn FnMut(&mut Map<String, Value>, bool),
-) {
-    match schema {
-        Value::Object(map) => {
-            visit(map, is_root);
-            for (key, child) in map.iter_mut() {
-                if !DATA_KEYWORDS.contains(&key.as_str()) {
-                    walk_children(key, child, &mut |c| every_object(c, false, visit));
-                }
-            }
-        }
-        Value::Array(items) => {
-            for item in items {
-                every_object(item, false, visit);
-            }
-        }
-        _ => {}
-    }
 }
 
 /// `{}` for `true`, `{"not": {}}` for `false`.

@@ -264,7 +264,7 @@ fn portability(schema: &Value, at: &str, found: &mut Findings<'_>) {
             && let Value::Array(list) = value
         {
             for (i, item) in list.iter().enumerate() {
-                sub_schema(item, &format!("{here}/{i}"), found);
+                sub_schema(item, &pointer::push_index(&here, i), found);
             }
         } else if SCHEMA_MAP_KEYWORDS.contains(&key.as_str())
             && let Value::Object(map) = value

@@ -217,3 +217,72 @@ pub fn templates_list(
         cache_scope: caps.cache_hints.then_some("public"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn stored() -> ToolResult {
+        match ToolResult::builder()
+            .data(json!({"n": 1}))
+            .summary("not repeated")
+            .part(Part::text("note"))
+            .part(Part::binary(vec![0u8, 255], "image/png"))
+            .build()
+        {
+            Ok(result) => result,
+            Err(err) => panic!("{err}"),
+        }
+    }
+
+    fn text(read: Option<ReadResourceResult>) -> String {
+        read.map_or_else(|| "none".to_owned(), |r| r.to_value().to_string())
+    }
+
+    #[test]
+    fn contents_follow_the_revision_row() {
+        let link = "toolwire://results/x";
+        assert_eq!(
+            text(read_result(&stored(), link, None, McpRevision::V2025_11_25, 5)),
+            r#"{"contents":[{"uri":"toolwire://results/x","mimeType":"application/json","text":"{\"n\":1}"},{"uri":"toolwire://results/x#part-0","mimeType":"text/plain","text":"note"},{"uri":"toolwire://results/x#part-1","mimeType":"image/png","blob":"AP8="}]}"#
+        );
+        assert_eq!(
+            text(read_result(&stored(), link, Some("part-0"), McpRevision::V2026_07_28, 5)),
+            r#"{"resultType":"complete","contents":[{"uri":"toolwire://results/x#part-0","mimeType":"text/plain","text":"note"}],"ttlMs":5,"cacheScope":"private"}"#
+        );
+        assert_eq!(
+            text(read_result(&stored(), link, Some("part-2"), McpRevision::V2026_07_28, 5)),
+            "none"
+        );
+        assert_eq!(
+            text(read_result(&ToolResult::empty(), link, None, McpRevision::V2024_11_05, 5)),
+            r#"{"contents":[{"uri":"toolwire://results/x","mimeType":"application/json","text":"null"}]}"#
+        );
+    }
+
+    #[test]
+    fn templates_carry_title_and_cache_hints_where_the_revision_has_them() {
+        let list = |revision| {
+            serde_json::to_string(&templates_list(
+                vec![stored_result_template("t://{id}", revision)],
+                revision,
+            ))
+            .unwrap_or_default()
+        };
+        let description = stored_result_template("t://{id}", McpRevision::V2025_03_26).description;
+        assert_eq!(
+            list(McpRevision::V2025_03_26),
+            format!(
+                r#"{{"resourceTemplates":[{{"uriTemplate":"t://{{id}}","name":"stored-result","description":"{description}"}}]}}"#
+            )
+        );
+        assert_eq!(
+            list(McpRevision::V2026_07_28),
+            format!(
+                r#"{{"resultType":"complete","resourceTemplates":[{{"uriTemplate":"t://{{id}}","name":"stored-result","title":"Stored result","description":"{description}"}}],"ttlMs":3600000,"cacheScope":"public"}}"#
+            )
+        );
+    }
+}

@@ -3,7 +3,8 @@
 //! file and line, where an ordering comparison (`<`, `<=`, `>`, `>=`) has a revision on either
 //! side: an `McpRevision::V…` constant or an expression ending in `revision` / `revision()`.
 //! Behaviour that differs per revision reads a column of `toolwire_core::revision::McpCaps`.
-//! Tests under `tests/` are not scanned: they state expectations independently of the table.
+//! Tests under `tests/` are not scanned: they state expectations independently of the table
+//! (the gateway tests compare the negotiated date strings of their clients).
 
 use std::fs;
 use std::path::{Path, PathBuf};

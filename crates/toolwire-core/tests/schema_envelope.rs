@@ -192,7 +192,7 @@ fn envelope_keeps_every_constraint_of_a_raw_schema_for_successes_only() {
     let failure = json!({"success": false, "message": "no", "data": {}});
     for revision in STRUCTURED {
         let schema = published(&output, revision);
-        assert_eq!(schema.get("$schema").is_some(), revision >= McpRevision::V2025_11_25);
+        assert_eq!(schema.get("$schema").is_some(), revision != McpRevision::V2025_06_18);
         assert!(accepts(&schema, &good), "{revision:?} {schema}");
         assert!(!accepts(&schema, &extra));
         assert!(!accepts(&schema, &bad_line));

@@ -19,6 +19,7 @@ pub mod meta;
 pub mod names;
 pub mod parse;
 pub mod part;
+pub mod pointer;
 pub mod result;
 pub mod revision;
 pub mod schema;

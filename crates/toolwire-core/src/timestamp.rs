@@ -60,6 +60,12 @@ impl Timestamp {
     pub fn unix_seconds(&self) -> i64 {
         self.at.timestamp()
     }
+
+    /// How many fractional digits the timestamp renders with (0 to 9): with the instant, what
+    /// makes it round-trip exactly.
+    pub fn fraction_digits(&self) -> u8 {
+        self.fraction_digits
+    }
 }
 
 impl fmt::Display for Timestamp {
@@ -88,6 +94,9 @@ mod tests {
         ] {
             assert_eq!(Timestamp::parse(text).map(|t| t.to_string()), Ok(text.to_owned()));
         }
+        let digits = ["2026-11-29T10:00:00Z", "2026-11-29T10:00:00.120Z"]
+            .map(|text| Timestamp::parse(text).map(|t| t.fraction_digits()));
+        assert_eq!(digits, [Ok(0), Ok(3)]);
     }
 
     #[test]

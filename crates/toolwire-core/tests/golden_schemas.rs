@@ -91,7 +91,7 @@ fn a_passthrough_from_a_tool_with_a_schema_becomes_a_tool_error() {
         let violation = output.check(&passthrough).map_err(|v| v.to_string());
         assert_eq!(
             violation,
-            Err(": the tool answered text that is not a result, but it declares an output schema"
+            Err("(root): the tool answered text that is not a result, but it declares an output schema"
                 .to_owned()),
             "{shape:?}"
         );

@@ -101,7 +101,7 @@ fn greeting_success_without_message_does_not_validate() {
     let empty = ToolResult::empty();
     assert_eq!(
         output.check(&empty).map_err(|v| v.to_string()),
-        Err(": \"message\" is a required property".into())
+        Err("(root): \"message\" is a required property".into())
     );
     assert_eq!(
         envelope_structured(&empty, None),
@@ -192,7 +192,7 @@ fn envelope_keeps_every_constraint_of_a_raw_schema_for_successes_only() {
     let failure = json!({"success": false, "message": "no", "data": {}});
     for revision in STRUCTURED {
         let schema = published(&output, revision);
-        assert_eq!(schema.get("$schema").is_some(), revision >= McpRevision::V2025_11_25);
+        assert_eq!(schema.get("$schema").is_some(), revision != McpRevision::V2025_06_18);
         assert!(accepts(&schema, &good), "{revision:?} {schema}");
         assert!(!accepts(&schema, &extra));
         assert!(!accepts(&schema, &bad_line));
@@ -311,7 +311,10 @@ fn data_shape_check_rules() {
     let failure = ToolResult::failure(ToolError::new(ErrorCode::NotFound, "no such product"));
     assert_eq!(output.check(&failure), Ok(()));
     let violation = output.check(&ToolResult::success(json!([1])));
-    assert_eq!(violation.map_err(|v| v.to_string()), Err(": [1] is not of type \"object\"".into()));
+    assert_eq!(
+        violation.map_err(|v| v.to_string()),
+        Err("(root): [1] is not of type \"object\"".into())
+    );
     assert_eq!(ToolOutput::none(Shape::Data).check(&ToolResult::empty()), Ok(()));
 }
 
@@ -327,7 +330,7 @@ fn enforce_turns_a_violation_into_a_validating_tool_error() {
         assert_eq!(error.code, ErrorCode::ToolError);
         assert_eq!(
             error.message,
-            "the tool's output does not match its declared output schema at /message: [\"hi\"] is not of type \"string\""
+            "The tool's result does not match its output schema at /message: [\"hi\"] is not of type \"string\""
         );
         assert_eq!(
             error.details.clone().map(Value::Object),
@@ -345,7 +348,7 @@ fn enforce_turns_a_violation_into_a_validating_tool_error() {
     let root = Violation::new("", "no data").to_tool_error();
     assert_eq!(
         root.message,
-        "the tool's output does not match its declared output schema at the root: no data"
+        "The tool's result does not match its output schema at the root: no data"
     );
 }
 

@@ -146,7 +146,7 @@ proptest! {
                 // What the mapper sends for this success (DESIGN §3 and §5).
                 let wire = match shape {
                     Shape::Envelope => envelope_structured(&result, None),
-                    _ if *revision < McpRevision::V2026_07_28 && !output.root_is_object() => {
+                    _ if *revision != McpRevision::V2026_07_28 && !output.root_is_object() => {
                         json!({"result": data})
                     }
                     _ => data.clone(),

@@ -52,7 +52,7 @@ fn published(output: &ToolOutput, revision: McpRevision) -> Value {
 
 /// What the mapper sends as `structuredContent` for data under this declaration (DESIGN §3).
 fn structured(output: &ToolOutput, revision: McpRevision, data: &Value) -> Value {
-    if revision < McpRevision::V2026_07_28 && !output.root_is_object() {
+    if revision != McpRevision::V2026_07_28 && !output.root_is_object() {
         json!({"result": data})
     } else {
         data.clone()

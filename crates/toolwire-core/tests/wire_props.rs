@@ -64,12 +64,14 @@ proptest! {
     fn every_text_result_passes_on_every_revision(texts in prop::collection::vec("\\PC{0,40}", 0..4), data in json_value()) {
         for revision in McpRevision::ALL {
             let mut result = serde_json::Map::new();
-            if revision >= McpRevision::V2026_07_28 {
+            let stateless = revision == McpRevision::V2026_07_28;
+            if stateless {
                 result.insert("resultType".into(), json!("complete"));
             }
             let blocks: Vec<Value> = texts.iter().map(|t| json!({"type": "text", "text": t})).collect();
             result.insert("content".into(), Value::Array(blocks));
-            if revision >= McpRevision::V2026_07_28 || (revision >= McpRevision::V2025_06_18 && data.is_object()) {
+            let objects_only = matches!(revision, McpRevision::V2025_06_18 | McpRevision::V2025_11_25);
+            if stateless || (objects_only && data.is_object()) {
                 result.insert("structuredContent".into(), data.clone());
             }
             let violations = wire::check(Target::Mcp(revision), &Value::Object(result).to_string());

@@ -30,7 +30,7 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
-use toolwire_core::{ErrorCode, McpRevision, Part, ToolError, ToolResult};
+use toolwire_core::{ErrorCode, Part, ToolError, ToolResult};
 
 use crate::registry::{CallContext, DynTool, Registry, RegistryError, ToolFuture, ToolSpec};
 
@@ -579,7 +579,7 @@ impl DynTool for Live {
     fn call(&self, arguments: Value, context: CallContext) -> ToolFuture {
         let kind = match self {
             Live::Logging(state) => {
-                LiveCall::Logging(if context.revision() >= McpRevision::V2026_07_28 {
+                LiveCall::Logging(if context.revision().is_stateless() {
                     // 2026-07-28 has no logging/setLevel: only the request's own `_meta` opts in.
                     None
                 } else {
@@ -592,7 +592,7 @@ impl DynTool for Live {
             Live::Delay => LiveCall::Delay,
         };
         let asks_client = matches!(kind, LiveCall::Sampling | LiveCall::Elicitation(_));
-        if asks_client && context.revision() >= McpRevision::V2026_07_28 {
+        if asks_client && context.revision().is_stateless() {
             // 2026-07-28 forbids server-to-client requests; its replacement, an input_required
             // result (MRTR), is not something toolwire's tools produce.
             let refusal = ToolError::new(

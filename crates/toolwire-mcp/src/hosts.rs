@@ -52,7 +52,7 @@ pub(crate) fn read_result_definition(revision: McpRevision) -> Option<rmcp::mode
             "additionalProperties": false
         }
     });
-    if revision >= McpRevision::V2025_03_26 {
+    if toolwire_core::revision::McpCaps::of(revision).tool_annotations {
         tool["annotations"] = json!({"readOnlyHint": true});
     }
     serde_json::from_value(tool).ok()

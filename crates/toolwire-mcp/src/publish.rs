@@ -2,6 +2,7 @@
 //! `$schema` only where the revision has them, never `execution`.
 
 use serde_json::{Map, Value, json};
+use toolwire_core::revision::{McpCaps, ToolTitle};
 use toolwire_core::{McpRevision, ToolOutput, publish_input_schema};
 
 use crate::registry::ToolSpec;
@@ -12,9 +13,10 @@ pub(crate) fn tool_definition(
     output: &ToolOutput,
     revision: McpRevision,
 ) -> Result<rmcp::model::Tool, String> {
+    let caps = McpCaps::of(revision);
     let mut tool = Map::new();
     tool.insert("name".into(), Value::String(spec.name.clone()));
-    if revision >= McpRevision::V2025_06_18
+    if caps.tool_title == ToolTitle::Field
         && let Some(title) = &spec.title
     {
         tool.insert("title".into(), Value::String(title.clone()));
@@ -27,17 +29,17 @@ pub(crate) fn tool_definition(
     }
     let mut tool: rmcp::model::Tool =
         serde_json::from_value(Value::Object(tool)).map_err(|e| e.to_string())?;
-    if revision >= McpRevision::V2025_03_26 {
+    if caps.tool_annotations {
         let mut annotations = spec.annotations.clone();
         // 2025-03-26 has no `Tool.title`: the display name travels as `annotations.title`.
-        if revision == McpRevision::V2025_03_26
+        if caps.tool_title == ToolTitle::Annotations
             && let Some(title) = &spec.title
         {
             annotations.get_or_insert_default().title.get_or_insert_with(|| title.clone());
         }
         tool.annotations = annotations;
     }
-    if revision >= McpRevision::V2025_11_25 {
+    if caps.icons {
         tool.icons.clone_from(&spec.icons);
     }
     Ok(tool)

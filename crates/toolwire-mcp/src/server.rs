@@ -25,6 +25,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
 use toolwire_core::host::{HostProfile, HostProfiles, READ_RESULT_TOOL};
+use toolwire_core::revision::McpCaps;
 use toolwire_core::{
     MapperConfig, McpRevision, NeedsOffload, Output, OutputMapper, Phase, Query, RenderContext,
     Rendered, Target, Timestamp, ToolError, ToolResult,
@@ -397,7 +398,7 @@ impl McpServer {
 pub(crate) fn complete(output: &Output, revision: McpRevision) -> Result<CallToolResponse, String> {
     let mut wire: CallToolResult = serde_json::from_str(output.json())
         .map_err(|e| format!("rendered result is not a CallToolResult: {e}"))?;
-    wire.result_type = (revision >= McpRevision::V2026_07_28).then_some(ResultType::COMPLETE);
+    wire.result_type = McpCaps::of(revision).result_type.then_some(ResultType::COMPLETE);
     Ok(CallToolResponse::Complete(wire))
 }
 
@@ -597,10 +598,11 @@ impl rmcp::ServerHandler for McpServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         let revision = revision_of(&ctx)?;
-        let mut result: ListResourceTemplatesResult =
-            serde_json::from_value(toolwire_store::resource_templates_list_result(revision))
-                .map_err(|e| ErrorData::internal_error(format!("resource template: {e}"), None))?;
-        if revision < McpRevision::V2026_07_28 {
+        let mut result: ListResourceTemplatesResult = serde_json::from_value(
+            toolwire_store::resource_templates_list_result(revision).to_value(),
+        )
+        .map_err(|e| ErrorData::internal_error(format!("resource template: {e}"), None))?;
+        if !McpCaps::of(revision).result_type {
             result.result_type = None;
         }
         if let Some(fixtures) = &self.gateway.config.conformance {
@@ -639,7 +641,7 @@ impl rmcp::ServerHandler for McpServer {
                 ErrorData::internal_error(format!("stored contents are malformed: {e}"), None)
             })?;
         // Like `CallToolResult`, a deserialized result has no `resultType` unless it is set.
-        if revision >= McpRevision::V2026_07_28 {
+        if McpCaps::of(revision).result_type {
             result.result_type = Some(ResultType::COMPLETE);
         }
         Ok(ReadResourceResponse::Complete(result))

@@ -110,13 +110,7 @@ fn encode_timestamp(out: &mut Vec<u8>, at: Timestamp) {
     let at_dt = at.datetime();
     out.extend_from_slice(&at_dt.timestamp().to_be_bytes());
     out.extend_from_slice(&at_dt.timestamp_subsec_nanos().to_be_bytes());
-    out.push(fraction_digits(at));
-}
-
-/// How many fraction digits the timestamp renders with (what makes it round-trip exactly).
-fn fraction_digits(at: Timestamp) -> u8 {
-    let text = at.to_string();
-    text.find('.').map(|dot| (text.len() - dot - 2) as u8).unwrap_or(0)
+    out.push(at.fraction_digits());
 }
 
 fn encode_field(out: &mut Vec<u8>, field: &[u8]) {

@@ -11,6 +11,7 @@
 pub mod a2a;
 pub mod legacy;
 pub mod mcp;
+pub mod resource;
 
 use std::borrow::Cow;
 use std::fmt;

@@ -27,15 +27,12 @@ pub use offload::{NeedsOffload, Rendered};
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
-use serde_json::{Map, Value};
-
-use crate::error::{ErrorCode, ToolError};
 use crate::host;
 use crate::layout::{Layout, Plan};
 use crate::lower::mcp::McpOutput;
 use crate::lower::{self, a2a, legacy, mcp};
 use crate::result::ToolResult;
-use crate::schema::ValidationMode;
+use crate::schema::{ValidationMode, Violation};
 use crate::target::{McpRevision, Phase, Target};
 use stub::StubPlan;
 
@@ -336,8 +333,7 @@ impl OutputMapper {
         {
             let at = if violation.path.is_empty() { "the root" } else { &violation.path };
             if mode == ValidationMode::Enforce {
-                result =
-                    Cow::Owned(schema_failure(&result, at, &violation.message, &violation.path));
+                result = Cow::Owned(schema_failure(&result, &violation));
             } else {
                 omit_structured = true;
                 warnings.push(format!(
@@ -451,17 +447,10 @@ pub fn asks_natively(target: Target) -> bool {
 }
 
 /// The `tool_error` failure that replaces a result whose data does not match the declared
-/// schema (enforce mode); it keeps the metadata and validates (a failure carries no data).
-fn schema_failure(result: &ToolResult, at: &str, message: &str, path: &str) -> ToolResult {
-    let mut details = Map::new();
-    details.insert("path".to_owned(), Value::String(path.to_owned()));
-    details.insert("message".to_owned(), Value::String(message.to_owned()));
-    let error = ToolError::new(
-        ErrorCode::ToolError,
-        format!("The tool's result does not match its output schema at {at}: {message}"),
-    )
-    .with_details(details);
-    let mut failure = ToolResult::failure(error);
+/// schema (enforce mode, [`Violation::to_tool_error`]); it keeps the metadata and validates (a
+/// failure carries no data).
+fn schema_failure(result: &ToolResult, violation: &Violation) -> ToolResult {
+    let mut failure = ToolResult::failure(violation.to_tool_error());
     failure.meta = result.meta().clone();
     failure
 }

@@ -7,17 +7,11 @@
 //! anything outside itself is refused with a message naming the reference and where it is.
 
 use jsonschema::Draft;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::{SchemaError, pointer_push, typed};
+use super::walk::{self, REF_KEYWORDS};
+use super::{SchemaError, typed};
 
-/// Keywords whose values are data, not schemas (a `$ref` key inside them is not a reference).
-const DATA_KEYWORDS: [&str; 4] = ["const", "enum", "default", "examples"];
-/// Keywords whose values map names to schemas.
-const SCHEMA_MAPS: [&str; 6] =
-    ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"];
-/// Keywords that hold a reference.
-const REF_KEYWORDS: [&str; 3] = ["$ref", "$dynamicRef", "$recursiveRef"];
 /// Keys that alone still accept every value.
 const ANNOTATION_ONLY: [&str; 4] = ["$schema", "$id", "title", "description"];
 
@@ -73,16 +67,16 @@ fn accepts_everything(schema: &Value) -> bool {
 /// be one of the supported drafts.
 fn draft_of(schema: &Value) -> Result<Draft, SchemaError> {
     let mut problem = None;
-    walk(schema, "", &mut |object, at| {
-        if problem.is_some() {
-            return;
-        }
-        if let Some(value) = object.get("$schema")
+    walk::walk(schema, true, &mut |node| {
+        if let Some(value) = node.object.get("$schema")
             && value.as_str().and_then(known_draft).is_none()
         {
-            problem =
-                Some(SchemaError::UnknownDialect { found: value.to_string(), at: at.to_owned() });
+            problem = Some(SchemaError::UnknownDialect {
+                found: value.to_string(),
+                at: node.at.to_owned(),
+            });
         }
+        problem.is_none()
     });
     if let Some(problem) = problem {
         return Err(problem);
@@ -113,7 +107,8 @@ fn known_draft(uri: &str) -> Option<Draft> {
 fn check_refs(schema: &Value) -> Result<(), SchemaError> {
     let mut resources: Vec<(String, &Value)> = Vec::new();
     let mut anchors = Vec::new();
-    walk_resources(schema, schema, "", &mut |object, resource, _| {
+    walk::walk(schema, true, &mut |node| {
+        let (object, resource) = (node.object, node.resource);
         for key in ["$id", "id"] {
             if let Some(id) = object.get(key).and_then(Value::as_str) {
                 match id.strip_prefix('#') {
@@ -127,15 +122,17 @@ fn check_refs(schema: &Value) -> Result<(), SchemaError> {
                 anchors.push(anchor.to_owned());
             }
         }
+        true
     });
     let mut problem = None;
-    walk_resources(schema, schema, "", &mut |object, resource, at| {
+    walk::walk(schema, true, &mut |node| {
+        let (object, resource, at) = (node.object, node.resource, node.at);
         for key in REF_KEYWORDS {
             let Some(reference) = object.get(key).and_then(Value::as_str) else {
                 continue;
             };
             if problem.is_some() {
-                return;
+                return false;
             }
             let (uri, fragment) = match reference.split_once('#') {
                 Some((uri, fragment)) => (uri, fragment),
@@ -154,7 +151,7 @@ fn check_refs(schema: &Value) -> Result<(), SchemaError> {
                     reference: reference.to_owned(),
                     at: at.to_owned(),
                 });
-                return;
+                return false;
             };
             let resolves = match (target, fragment) {
                 (None, _) | (Some(_), "") => true,
@@ -170,6 +167,7 @@ fn check_refs(schema: &Value) -> Result<(), SchemaError> {
                 });
             }
         }
+        problem.is_none()
     });
     problem.map_or(Ok(()), Err)
 }
@@ -197,69 +195,6 @@ pub(crate) fn destination(reference: &str) -> &'static str {
 
 /// Decodes `%XX` escapes in a URI fragment; `None` when it is not valid UTF-8 afterwards.
 fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| char::from(b).to_digit(16);
-        match (bytes[i], bytes.get(i + 1).copied(), bytes.get(i + 2).copied()) {
-            (b'%', Some(h), Some(l)) if hex(h).is_some() && hex(l).is_some() => {
-                let value = hex(h).unwrap_or(0) * 16 + hex(l).unwrap_or(0);
-                out.push(u8::try_from(value).ok()?);
-                i += 3;
-            }
-            (byte, _, _) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).ok()
-}
-
-/// Calls `visit` on every schema object of `schema` with its JSON pointer.
-fn walk(schema: &Value, at: &str, visit: &mut dyn FnMut(&Map<String, Value>, &str)) {
-    walk_resources(schema, schema, at, &mut |object, _, at| visit(object, at));
-}
-
-/// Called with a schema object, its enclosing resource and its JSON pointer.
-type ResourceVisitor<'a, 'f> = dyn FnMut(&'a Map<String, Value>, &'a Value, &str) + 'f;
-
-/// Like [`walk`], also passing the nearest enclosing resource (the closest object with its own
-/// `$id`, else the root), which is what a `#/…` pointer is resolved against.
-fn walk_resources<'a>(
-    schema: &'a Value,
-    resource: &'a Value,
-    at: &str,
-    visit: &mut ResourceVisitor<'a, '_>,
-) {
-    match schema {
-        Value::Object(object) => {
-            let opens_resource = ["$id", "id"].iter().any(|key| {
-                object.get(*key).and_then(Value::as_str).is_some_and(|id| !id.starts_with('#'))
-            });
-            let resource = if opens_resource { schema } else { resource };
-            visit(object, resource, at);
-            for (key, child) in object {
-                let here = pointer_push(at, key);
-                if DATA_KEYWORDS.contains(&key.as_str()) {
-                    continue;
-                }
-                match child {
-                    Value::Object(map) if SCHEMA_MAPS.contains(&key.as_str()) => {
-                        for (name, sub) in map {
-                            walk_resources(sub, resource, &pointer_push(&here, name), visit);
-                        }
-                    }
-                    _ => walk_resources(child, resource, &here, visit),
-                }
-            }
-        }
-        Value::Array(items) => {
-            for (index, item) in items.iter().enumerate() {
-                walk_resources(item, resource, &format!("{at}/{index}"), visit);
-            }
-        }
-        _ => {}
-    }
+    let decoded = percent_encoding::percent_decode_str(text).decode_utf8().ok()?;
+    Some(decoded.into_owned())
 }

@@ -1,27 +1,27 @@
 //! Publishing schemas per MCP revision: the `outputSchema` and `inputSchema` a `tools/list`
 //! carries.
 //!
-//! 2025-06-18 and 2025-11-25 only accept an object root with object property schemas, so other
-//! roots are wrapped as `{"result": S}` and boolean property schemas are spelled out; 2026-07-28
-//! takes any JSON Schema as declared. The published forms accept exactly what the declaration
-//! accepts (wrapped as `{"result": D}` where the root is wrapped).
+//! What a revision takes is its row's [`SchemaRules`]: 2025-06-18 and 2025-11-25 only accept an
+//! object root with object property schemas, so other roots are wrapped as `{"result": S}` and
+//! boolean property schemas are spelled out; 2026-07-28 takes any JSON Schema as declared. The
+//! published forms accept exactly what the declaration accepts (wrapped as `{"result": D}` where
+//! the root is wrapped).
 
 use serde_json::{Map, Value, json};
 
+use super::walk::{REF_KEYWORDS, walk_mut};
+use crate::revision::{DollarSchema, McpCaps, SchemaRules, StructuredCap};
 use crate::target::McpRevision;
 
-/// Keywords whose values are data, not schemas.
-const DATA_KEYWORDS: [&str; 4] = ["const", "enum", "default", "examples"];
 /// Where definitions live; hoisted to the wrapper's root.
 const DEFINITIONS: [&str; 2] = ["$defs", "definitions"];
-/// Keywords that hold a reference.
-const REF_KEYWORDS: [&str; 3] = ["$ref", "$dynamicRef", "$recursiveRef"];
 
 /// The tool's `inputSchema` for `revision`.
 ///
-/// Before 2026-07-28 boolean schemas under `properties` become `{}` (true) or `{"not": {}}`
-/// (false), since those revisions' `Tool` definitions only accept object property schemas, and
-/// `$schema` stays only at the root and only from 2025-11-25; 2026-07-28 gets it as declared.
+/// Follows the revision's [`SchemaRules`]: before 2026-07-28 boolean schemas under `properties`
+/// become `{}` (true) or `{"not": {}}` (false), since those revisions' `Tool` definitions only
+/// accept object property schemas, and `$schema` stays only at the root and only from
+/// 2025-11-25; 2026-07-28 gets it as declared.
 ///
 /// A tool without arguments publishes `{"type":"object","properties":{},"additionalProperties":false}`
 /// (strict-schema converters refuse a bare `{"type":"object"}`), and `format` values JSON Schema
@@ -31,9 +31,7 @@ pub fn publish_input_schema(input: &Value, revision: McpRevision) -> Value {
         return json!({"type": "object", "properties": {}, "additionalProperties": false});
     }
     let mut schema = input.clone();
-    if revision < McpRevision::V2026_07_28 {
-        handshake_era_cleanup(&mut schema, revision);
-    }
+    conform(&mut schema, McpCaps::of(revision).schemas);
     drop_nonstandard_formats(&mut schema);
     schema
 }
@@ -78,7 +76,7 @@ const STANDARD_FORMATS: [&str; 19] = [
 /// format like `uint64` stands for are kept by the schema's own `minimum`/`maximum`, if any;
 /// validation against the declared schema is unchanged.
 pub(crate) fn drop_nonstandard_formats(schema: &mut Value) {
-    every_object(schema, true, &mut |map, _| {
+    walk_mut(schema, true, &|_, _| true, &mut |map, _| {
         let standard =
             |format: &Value| format.as_str().is_some_and(|f| STANDARD_FORMATS.contains(&f));
         if map.get("format").is_some_and(|format| !standard(format)) {
@@ -87,33 +85,33 @@ pub(crate) fn drop_nonstandard_formats(schema: &mut Value) {
     });
 }
 
-/// The data shape's `outputSchema` for `revision` (2025-06-18 or later) of a declared schema.
-pub(crate) fn publish_output_schema(declared: &Value, revision: McpRevision) -> Value {
-    if revision >= McpRevision::V2026_07_28 {
+/// The data shape's `outputSchema` under `rules` (of a revision that publishes one) of a
+/// declared schema.
+pub(crate) fn publish_output_schema(declared: &Value, rules: SchemaRules) -> Value {
+    let mut schema = match rules.output_schema {
         // As declared; a boolean root (only `false` gets here) is spelled out because `Tool`
         // needs an object.
-        return match declared {
+        StructuredCap::Any => match declared {
             Value::Bool(accept) => boolean_schema(*accept),
             other => other.clone(),
-        };
-    }
-    let mut schema = if super::root_is_object(declared) {
-        declared.clone()
-    } else {
-        wrap(declared, revision, "result")
+        },
+        StructuredCap::ObjectOnly | StructuredCap::Never if super::root_is_object(declared) => {
+            declared.clone()
+        }
+        StructuredCap::ObjectOnly | StructuredCap::Never => wrap(declared, rules, "result"),
     };
-    handshake_era_cleanup(&mut schema, revision);
+    conform(&mut schema, rules);
     schema
 }
 
 /// `{"type":"object","properties":{"<name>":S},"required":["<name>"]}` with `S`'s definitions
 /// hoisted to the wrapper's root, its `$schema`/`$id`/`title` dropped, and every reference into
 /// `S` rewritten so the wrapper accepts `{"<name>": D}` exactly when `S` accepts `D`.
-fn wrap(declared: &Value, revision: McpRevision, name: &str) -> Value {
+fn wrap(declared: &Value, rules: SchemaRules, name: &str) -> Value {
     let home = format!("#/properties/{name}");
     let (inner, hoisted, dialect) = nest(declared, &|fragment| format!("{home}{fragment}"));
     let mut wrapper = Map::new();
-    if revision >= McpRevision::V2025_11_25
+    if rules.dollar_schema != DollarSchema::Dropped
         && let Some(dialect) = dialect
     {
         wrapper.insert("$schema".into(), dialect);
@@ -160,8 +158,8 @@ pub(crate) fn nest(
             }
         }
     }
-    let mut rewrite = |map: &mut Map<String, Value>, embedded: bool| {
-        if embedded {
+    let mut rewrite = |map: &mut Map<String, Value>, is_root: bool| {
+        if !stays_in_root_resource(map, is_root) {
             if let Some(Value::String(id)) = map.get_mut("$id") {
                 *id = ids.absolute(id);
             }
@@ -169,11 +167,11 @@ pub(crate) fn nest(
             rewrite_refs(map, &ids, relocate);
         }
     };
-    walk_root_resource(&mut inner, true, &mut rewrite);
+    walk_mut(&mut inner, true, &stays_in_root_resource, &mut rewrite);
     for defs in hoisted.values_mut() {
         if let Value::Object(defs) = defs {
             for def in defs.values_mut() {
-                walk_root_resource(def, false, &mut rewrite);
+                walk_mut(def, false, &stays_in_root_resource, &mut rewrite);
             }
         }
     }
@@ -240,68 +238,31 @@ fn rewrite_refs(map: &mut Map<String, Value>, ids: &Ids, relocate: &dyn Fn(&str)
     }
 }
 
-/// Visits the schema objects that belong to the root resource (not inside an embedded resource
-/// with its own `$id`, whose references resolve against that `$id`).
-///
-/// An embedded resource's own object is visited with `true` and not entered.
-fn walk_root_resource(
-    schema: &mut Value,
-    is_root: bool,
-    visit: &mut dyn FnMut(&mut Map<String, Value>, bool),
-) {
-    match schema {
-        Value::Object(map) => {
-            let own_id =
-                map.get("$id").and_then(Value::as_str).is_some_and(|id| !id.starts_with('#'));
-            if own_id && !is_root {
-                visit(map, true);
-                return;
-            }
-            visit(map, false);
-            for (key, child) in map.iter_mut() {
-                if !DATA_KEYWORDS.contains(&key.as_str()) {
-                    walk_children(key, child, &mut |c| walk_root_resource(c, false, visit));
-                }
-            }
-        }
-        Value::Array(items) => {
-            for item in items {
-                walk_root_resource(item, false, visit);
-            }
-        }
-        _ => {}
-    }
+/// Whether a schema object belongs to the declared root resource: not an embedded resource
+/// with its own `$id` (whose references resolve against that `$id`; its own object is visited,
+/// not entered).
+fn stays_in_root_resource(map: &Map<String, Value>, is_root: bool) -> bool {
+    is_root || map.get("$id").and_then(Value::as_str).is_none_or(|id| id.starts_with('#'))
 }
 
-/// Calls `each` on the sub-schemas under one keyword (the values of a name→schema map, or the
-/// value itself).
-fn walk_children(key: &str, child: &mut Value, each: &mut dyn FnMut(&mut Value)) {
-    let is_map = matches!(
-        key,
-        "properties"
-            | "patternProperties"
-            | "$defs"
-            | "definitions"
-            | "dependentSchemas"
-            | "dependencies"
-    );
-    match child {
-        Value::Object(map) if is_map => map.values_mut().for_each(each),
-        other => each(other),
+/// Makes a schema follow `rules`: `$schema` only where [`SchemaRules::dollar_schema`] keeps it,
+/// and boolean property schemas spelled out unless [`SchemaRules::boolean_properties`].
+pub(crate) fn conform(schema: &mut Value, rules: SchemaRules) {
+    let nested_dialects = rules.dollar_schema == DollarSchema::AsDeclared;
+    if nested_dialects && rules.boolean_properties {
+        return;
     }
-}
-
-/// What 2025-06-18 and 2025-11-25 (and the older revisions, for input schemas) need: object
-/// property schemas, and `$schema` only at the root from 2025-11-25.
-pub(crate) fn handshake_era_cleanup(schema: &mut Value, revision: McpRevision) {
     if let Value::Object(root) = schema
-        && revision < McpRevision::V2025_11_25
+        && rules.dollar_schema == DollarSchema::Dropped
     {
         root.shift_remove("$schema");
     }
-    every_object(schema, true, &mut |map, is_root| {
-        if !is_root {
+    walk_mut(schema, true, &|_, _| true, &mut |map, is_root| {
+        if !is_root && !nested_dialects {
             map.shift_remove("$schema");
+        }
+        if rules.boolean_properties {
+            return;
         }
         if let Some(Value::Object(properties)) = map.get_mut("properties") {
             for property in properties.values_mut() {
@@ -311,30 +272,6 @@ pub(crate) fn handshake_era_cleanup(schema: &mut Value, revision: McpRevision) {
             }
         }
     });
-}
-
-/// Visits every schema object, embedded resources included.
-fn every_object(
-    schema: &mut Value,
-    is_root: bool,
-    visit: &mut dyn FnMut(&mut Map<String, Value>, bool),
-) {
-    match schema {
-        Value::Object(map) => {
-            visit(map, is_root);
-            for (key, child) in map.iter_mut() {
-                if !DATA_KEYWORDS.contains(&key.as_str()) {
-                    walk_children(key, child, &mut |c| every_object(c, false, visit));
-                }
-            }
-        }
-        Value::Array(items) => {
-            for item in items {
-                every_object(item, false, visit);
-            }
-        }
-        _ => {}
-    }
 }
 
 /// `{}` for `true`, `{"not": {}}` for `false`.

@@ -9,7 +9,8 @@
 
 use serde_json::{Map, Value};
 
-use super::{SchemaError, pointer_push};
+use super::SchemaError;
+use crate::pointer;
 
 /// Whether a declaration is a typed output document (a root object with the key `outputs`).
 pub(crate) fn is_typed(doc: &Value) -> bool {
@@ -42,7 +43,7 @@ fn object_schema(fields: &Map<String, Value>, at: &str) -> Result<Value, SchemaE
     let mut properties = Map::new();
     let mut required = Vec::new();
     for (name, definition) in fields {
-        let here = pointer_push(at, name);
+        let here = pointer::push(at, name);
         let (schema, is_required) = definition_schema(definition, &here)?;
         properties.insert(name.clone(), schema);
         if is_required {
@@ -67,7 +68,7 @@ fn definition_schema(definition: &Value, at: &str) -> Result<(Value, bool), Sche
         return Err(typed_error(at, "missing `type`"));
     };
     let Some(kind) = kind.as_str() else {
-        return Err(typed_error(&pointer_push(at, "type"), "`type` must be a string"));
+        return Err(typed_error(&pointer::push(at, "type"), "`type` must be a string"));
     };
     let allowed: &[&str] = match kind {
         "string" | "integer" | "number" | "boolean" => &[],
@@ -76,7 +77,7 @@ fn definition_schema(definition: &Value, at: &str) -> Result<(Value, bool), Sche
         "entity" => &["entityType"],
         other => {
             return Err(typed_error(
-                &pointer_push(at, "type"),
+                &pointer::push(at, "type"),
                 format!(
                     "unknown type `{other}`; expected string, integer, number, boolean, list, map or entity"
                 ),
@@ -87,7 +88,7 @@ fn definition_schema(definition: &Value, at: &str) -> Result<(Value, bool), Sche
         let common = matches!(key.as_str(), "type" | "description" | "required");
         if !common && !allowed.contains(&key.as_str()) {
             return Err(typed_error(
-                &pointer_push(at, key),
+                &pointer::push(at, key),
                 format!("`{key}` does not belong to a `{kind}` definition"),
             ));
         }
@@ -97,7 +98,7 @@ fn definition_schema(definition: &Value, at: &str) -> Result<(Value, bool), Sche
         Some(Value::String(text)) => Some(text.as_str()),
         Some(_) => {
             return Err(typed_error(
-                &pointer_push(at, "description"),
+                &pointer::push(at, "description"),
                 "`description` must be a string",
             ));
         }
@@ -106,13 +107,16 @@ fn definition_schema(definition: &Value, at: &str) -> Result<(Value, bool), Sche
         None => false,
         Some(Value::Bool(flag)) => *flag,
         Some(_) => {
-            return Err(typed_error(&pointer_push(at, "required"), "`required` must be a boolean"));
+            return Err(typed_error(
+                &pointer::push(at, "required"),
+                "`required` must be a boolean",
+            ));
         }
     };
     let mut schema = Map::new();
     match kind {
         "list" => {
-            let items_at = pointer_push(at, "items");
+            let items_at = pointer::push(at, "items");
             let Some(items) = def.get("items") else {
                 return Err(typed_error(at, "a `list` needs `items`"));
             };
@@ -121,7 +125,7 @@ fn definition_schema(definition: &Value, at: &str) -> Result<(Value, bool), Sche
             schema.insert("items".into(), items);
         }
         "map" => {
-            let fields_at = pointer_push(at, "fields");
+            let fields_at = pointer::push(at, "fields");
             let Some(fields) = def.get("fields") else {
                 return Err(typed_error(at, "a `map` needs `fields`"));
             };
@@ -160,7 +164,7 @@ fn definition_schema(definition: &Value, at: &str) -> Result<(Value, bool), Sche
 
 /// An entity type name: letters, digits, `_`, `-` and `.` (so the handle prefix is unambiguous).
 fn entity_type<'a>(value: Option<&'a Value>, at: &str) -> Result<&'a str, SchemaError> {
-    let here = pointer_push(at, "entityType");
+    let here = pointer::push(at, "entityType");
     let Some(value) = value else {
         return Err(typed_error(at, "an `entity` needs `entityType`"));
     };

@@ -19,37 +19,15 @@ mod contract;
 mod legacy;
 mod official;
 
-use std::fmt;
-
 use serde_json::Value;
 
+pub(crate) use crate::pointer::{push as pointer, push_index as index};
 use crate::target::{A2aVersion, McpRevision, Target};
 
-/// One way a wire document breaks the official schema or toolwire's wire contract.
-#[non_exhaustive]
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WireViolation {
-    /// JSON pointer (RFC 6901) into the wire document, e.g. `/structuredContent` or
-    /// `/content/1/type`; `""` for the document itself.
-    pub path: String,
-    /// What is wrong there.
-    pub message: String,
-}
-
-impl WireViolation {
-    /// A violation at `path` (a JSON pointer, `""` for the root).
-    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { path: path.into(), message: message.into() }
-    }
-}
-
-impl fmt::Display for WireViolation {
-    /// `path: message`; the root is shown as `(root)` so the line never starts with `:`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = if self.path.is_empty() { "(root)" } else { &self.path };
-        write!(f, "{path}: {}", self.message)
-    }
-}
+/// One way a wire document breaks the official schema or toolwire's wire contract: a JSON
+/// pointer into the wire document and what is wrong there (the one
+/// [`Violation`](crate::pointer::Violation) type).
+pub use crate::pointer::Violation as WireViolation;
 
 /// Checks the exact rendered text for `target`: the legacy envelope string, an MCP
 /// `CallToolResult` (or, on 2026-07-28, `InputRequiredResult`) object or an A2A `Task` object.
@@ -81,7 +59,7 @@ pub fn check_with_schema(
                 Ok(value) => value,
                 Err(violation) => return vec![violation],
             };
-            if crate::lower::McpCaps::of(revision).input_required_result
+            if crate::revision::McpCaps::of(revision).input_required_result
                 && value.get("resultType").and_then(Value::as_str) == Some("input_required")
             {
                 let mut out = official::input_required_result().violations(&value);
@@ -143,24 +121,4 @@ fn parse_object(wire: &str, what: &str) -> Result<Value, WireViolation> {
             Err(WireViolation::new("", format!("not JSON ({err}); expected {what} object")))
         }
     }
-}
-
-/// Appends one reference token to a JSON pointer, escaping `~` and `/` (RFC 6901).
-pub(crate) fn pointer(base: &str, token: &str) -> String {
-    let mut out = String::with_capacity(base.len() + token.len() + 1);
-    out.push_str(base);
-    out.push('/');
-    for c in token.chars() {
-        match c {
-            '~' => out.push_str("~0"),
-            '/' => out.push_str("~1"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-/// Appends an array index to a JSON pointer.
-pub(crate) fn index(base: &str, i: usize) -> String {
-    format!("{base}/{i}")
 }

@@ -240,7 +240,7 @@ pub fn location(violation: &WireViolation) -> String {
         .and_then(|rest| rest.split_once("\" is a required property"))
         .map(|(name, _)| name);
     match missing {
-        Some(name) => format!("{}/{}", violation.path, name.replace('~', "~0").replace('/', "~1")),
+        Some(name) => toolwire_core::pointer::push(&violation.path, name),
         None if violation.path.is_empty() => "(root)".to_owned(),
         None => violation.path.clone(),
     }

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 use toolwire_core::lower::mcp::{McpCaps, StructuredCap};
-use toolwire_core::wire;
 use toolwire_core::{McpRevision, Shape, ToolOutput};
+use toolwire_core::{pointer, wire};
 
 use super::Finding;
 use super::client::location;
@@ -257,20 +257,20 @@ fn portability(schema: &Value, at: &str, found: &mut Findings<'_>) {
         );
     }
     for (key, value) in fields {
-        let here = format!("{at}/{}", escape(key));
+        let here = pointer::push(at, key);
         if SCHEMA_KEYWORDS.contains(&key.as_str()) {
             sub_schema(value, &here, found);
         } else if SCHEMA_LIST_KEYWORDS.contains(&key.as_str())
             && let Value::Array(list) = value
         {
             for (i, item) in list.iter().enumerate() {
-                sub_schema(item, &format!("{here}/{i}"), found);
+                sub_schema(item, &pointer::push_index(&here, i), found);
             }
         } else if SCHEMA_MAP_KEYWORDS.contains(&key.as_str())
             && let Value::Object(map) = value
         {
             for (name, item) in map {
-                sub_schema(item, &format!("{here}/{}", escape(name)), found);
+                sub_schema(item, &pointer::push(&here, name), found);
             }
         } else if BOOLEAN_IDIOMS.contains(&key.as_str()) && value.is_object() {
             portability(value, &here, found);
@@ -292,11 +292,6 @@ fn sub_schema(schema: &Value, at: &str, found: &mut Findings<'_>) {
         ),
         _ => portability(schema, at, found),
     }
-}
-
-/// One JSON-pointer reference token (RFC 6901).
-fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
 }
 
 #[cfg(test)]

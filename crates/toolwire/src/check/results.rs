@@ -257,13 +257,13 @@ fn leaves(
                 if name == "_meta" {
                     continue;
                 }
-                let here = format!("{path}/{}", name.replace('~', "~0").replace('/', "~1"));
+                let here = toolwire_core::pointer::push(path, name);
                 leaves(inner, &here, Some(name), visit);
             }
         }
         Value::Array(items) => {
             for (i, inner) in items.iter().enumerate() {
-                leaves(inner, &format!("{path}/{i}"), key, visit);
+                leaves(inner, &toolwire_core::pointer::push_index(path, i), key, visit);
             }
         }
         Value::String(text) if text.is_empty() => {}

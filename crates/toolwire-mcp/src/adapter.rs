@@ -16,7 +16,8 @@ use rmcp::ErrorData;
 use rmcp::ServerHandler as _;
 use rmcp::model::{
     CallToolResponse, Implementation, JsonObject, ListResourceTemplatesResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use schemars::JsonSchema;
@@ -88,11 +89,17 @@ impl Renderer {
         Ok(Self { server, tools: Arc::new(tools) })
     }
 
-    /// The server's name and version, for the rmcp server's `get_info`: the same the rendered
-    /// results carry.
+    /// The server's name and version: the same the rendered results carry.
     pub fn server_info(&self) -> Implementation {
         let mapper = self.server.gateway().config().mapper.config();
         Implementation::new(mapper.server_name(), mapper.server_version())
+    }
+
+    /// What the rmcp server's `get_info` answers: tools, resources (the stored results) and
+    /// [`Renderer::server_info`].
+    pub fn server_config(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder().enable_tools().enable_resources().build();
+        ServerConfig::new(capabilities).with_server_info(self.server_info())
     }
 
     /// `result` of the tool `tool`, rendered for the revision and client of `ctx`: over the

@@ -103,7 +103,8 @@ impl Renderer {
     }
 
     /// `result` of the tool `tool`, rendered for the revision and client of `ctx`: over the
-    /// limit it is stored (bound to the caller) and answered with the link. A result asking
+    /// limit it is stored (bound to the caller) and answered with the link (the stub echoes no
+    /// query: rmcp keeps the call's arguments from the method). A result asking
     /// for input is answered with the failure `input_required` (the rounds of DESIGN §10 need
     /// the typed [`Registry`]). A tool the renderer was not made with, a render or a store that
     /// fails, answer JSON-RPC `-32603` (the reason goes to the log).

@@ -9,7 +9,7 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResponse, ListResourceTemplatesResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt as _, tool, tool_handler, tool_router};
@@ -111,10 +111,9 @@ fn data<T: Serialize>(value: &T) -> Result<ToolResult, ErrorData> {
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Calculator {
     fn get_info(&self) -> ServerConfig {
-        // The name the results carry, from the one setting in the mapper; resources for the
-        // results stored behind a link.
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
-            .with_server_info(self.toolwire.server_info())
+        // Tools, resources for the results stored behind a link, and the name the results carry
+        // (from the one setting in the mapper).
+        self.toolwire.server_config()
     }
 
     async fn read_resource(

@@ -16,7 +16,8 @@ use rmcp::ErrorData;
 use rmcp::ServerHandler as _;
 use rmcp::model::{
     CallToolResponse, Implementation, JsonObject, ListResourceTemplatesResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use schemars::JsonSchema;
@@ -88,15 +89,22 @@ impl Renderer {
         Ok(Self { server, tools: Arc::new(tools) })
     }
 
-    /// The server's name and version, for the rmcp server's `get_info`: the same the rendered
-    /// results carry.
+    /// The server's name and version: the same the rendered results carry.
     pub fn server_info(&self) -> Implementation {
         let mapper = self.server.gateway().config().mapper.config();
         Implementation::new(mapper.server_name(), mapper.server_version())
     }
 
+    /// What the rmcp server's `get_info` answers: tools, resources (the stored results) and
+    /// [`Renderer::server_info`].
+    pub fn server_config(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder().enable_tools().enable_resources().build();
+        ServerConfig::new(capabilities).with_server_info(self.server_info())
+    }
+
     /// `result` of the tool `tool`, rendered for the revision and client of `ctx`: over the
-    /// limit it is stored (bound to the caller) and answered with the link. A result asking
+    /// limit it is stored (bound to the caller) and answered with the link (the stub echoes no
+    /// query: rmcp keeps the call's arguments from the method). A result asking
     /// for input is answered with the failure `input_required` (the rounds of DESIGN §10 need
     /// the typed [`Registry`]). A tool the renderer was not made with, a render or a store that
     /// fails, answer JSON-RPC `-32603` (the reason goes to the log).
@@ -125,8 +133,12 @@ impl Renderer {
                 .output(&declared.output)
                 .input_schema(&declared.input_schema)
                 .host(&host);
-            let target = Target::Mcp(revision);
-            config.mapper.render(&result.down_levelled(), target, config.phase, &cx)
+            // Asking for input needs the rounds of the registry: here it is the failure.
+            let result = match result.is_input_required() {
+                true => result.down_levelled().into_owned(),
+                false => result,
+            };
+            config.mapper.render_owned(result, Target::Mcp(revision), config.phase, &cx)
         })
         .await
         .map_err(|e| internal(&e.to_string()))?
@@ -154,7 +166,7 @@ impl Renderer {
         for warning in output.warnings() {
             tracing::warn!(%tool, %warning, "render warning");
         }
-        server::complete(&output, revision).map_err(|why| internal(&why))
+        server::call_tool_response(output).map_err(|why| internal(&why))
     }
 
     /// `resources/read` of a stored result (answer the server's `read_resource` with it): read

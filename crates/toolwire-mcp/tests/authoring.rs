@@ -9,8 +9,8 @@ use std::sync::Arc;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolResponse, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
-    ServerConfig, ToolAnnotations,
+    CallToolResponse, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
+    ToolAnnotations,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt as _, tool, tool_handler, tool_router};
@@ -30,6 +30,8 @@ struct Connection {
     lines: tokio::io::Lines<BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
     out: tokio::io::WriteHalf<tokio::io::DuplexStream>,
     id: u64,
+    /// The `initialize` answer.
+    init: Value,
 }
 
 impl Connection {
@@ -42,11 +44,13 @@ impl Connection {
             }
         });
         let (read, out) = tokio::io::split(ours);
-        let mut connection = Self { lines: BufReader::new(read).lines(), out, id: 0 };
+        let lines = BufReader::new(read).lines();
+        let mut connection = Self { lines, out, id: 0, init: Value::Null };
         let init = json!({"protocolVersion": revision, "capabilities": {},
                           "clientInfo": {"name": "authoring-test", "version": "1"}});
         let answer = connection.ask("initialize", init).await;
         assert_eq!(answer["result"]["protocolVersion"], revision, "{answer}");
+        connection.init = answer;
         connection.tell(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
         connection
     }
@@ -156,6 +160,7 @@ fn registry_server() -> McpServer {
 #[tokio::test]
 async fn registry_tools_take_only_what_they_need() {
     let mut peer = Connection::open(registry_server(), "2025-06-18").await;
+    assert_eq!(peer.init["result"]["serverInfo"], json!({"name": "words", "version": "2.0.0"}));
     assert_eq!(
         peer.call("add", json!({"a": 2, "b": 3})).await["result"],
         json!({"content": [{"type": "text", "text": r#"{"success":true,"data":{"sum":5},"_meta":{"generatedAt":"NOW"}}"#}],
@@ -244,8 +249,7 @@ impl Routed {
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Routed {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
-            .with_server_info(self.toolwire.server_info())
+        self.toolwire.server_config()
     }
 
     async fn read_resource(
@@ -260,6 +264,9 @@ impl ServerHandler for Routed {
 #[tokio::test]
 async fn the_adapter_renders_for_the_request() {
     let mut peer = Connection::open(Routed::new(), "2024-11-05").await;
+    // One name: the renderer's, from the mapper's server info.
+    assert_eq!(peer.init["result"]["serverInfo"], json!({"name": "routed", "version": "3.0.0"}));
+    assert_eq!(peer.init["result"]["capabilities"], json!({"resources": {}, "tools": {}}));
     // 2024-11-05 has no structuredContent: the data travels as the envelope text only.
     assert_eq!(
         peer.call("add", json!({"a": 2, "b": 3})).await["result"],

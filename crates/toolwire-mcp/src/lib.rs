@@ -29,8 +29,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub mod conformance;
-mod conformance_mrtr;
+pub mod extend;
 mod hosts;
 mod input;
 mod observe;

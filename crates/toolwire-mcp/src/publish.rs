@@ -1,7 +1,11 @@
 //! Tool definitions per MCP revision: `title`, `annotations`, `outputSchema`, `icons` and
-//! `$schema` only where the revision has them, never `execution`.
+//! `$schema` only where the revision has them, never `execution`. Built as rmcp's typed `Tool`
+//! once, at registration; rmcp serializes it as it is.
 
-use serde_json::{Map, Value, json};
+use std::sync::Arc;
+
+use rmcp::model::{Icon, JsonObject, Tool, ToolAnnotations};
+use serde_json::{Value, json};
 use toolwire_core::{McpRevision, ToolOutput, publish_input_schema};
 
 use crate::registry::ToolSpec;
@@ -11,42 +15,71 @@ pub(crate) fn tool_definition(
     spec: &ToolSpec,
     output: &ToolOutput,
     revision: McpRevision,
-) -> Result<rmcp::model::Tool, String> {
-    let mut tool = Map::new();
-    tool.insert("name".into(), Value::String(spec.name.clone()));
-    if revision >= McpRevision::V2025_06_18
-        && let Some(title) = &spec.title
-    {
-        tool.insert("title".into(), Value::String(title.clone()));
-    }
-    tool.insert("description".into(), Value::String(spec.description.clone()));
+) -> Result<Tool, String> {
     let input = spec.input_schema.clone().unwrap_or_else(|| json!({"type": "object"}));
-    tool.insert("inputSchema".into(), publish_input_schema(&input, revision));
-    if let Some(published) = output.published(revision) {
-        tool.insert("outputSchema".into(), published);
+    let input_schema = schema_object("inputSchema", publish_input_schema(&input, revision))?;
+    let mut tool = Tool::new(spec.name.clone(), spec.description.clone(), input_schema);
+    if revision >= McpRevision::V2025_06_18 {
+        tool.title.clone_from(&spec.title);
     }
+    tool.output_schema = match output.published(revision) {
+        Some(published) => Some(schema_object("outputSchema", published)?),
+        None => None,
+    };
     if revision >= McpRevision::V2025_03_26 {
-        let mut annotations = spec.annotations.clone().unwrap_or_default();
         // 2025-03-26 has no `Tool.title`: the display name travels as `annotations.title`.
-        if revision == McpRevision::V2025_03_26
-            && let Some(title) = &spec.title
-        {
-            annotations.entry("title").or_insert_with(|| Value::String(title.clone()));
-        }
-        if !annotations.is_empty() {
-            tool.insert("annotations".into(), Value::Object(annotations));
-        }
+        let title = if revision == McpRevision::V2025_03_26 { spec.title.as_ref() } else { None };
+        tool.annotations = annotations(spec, title)?;
     }
-    if revision >= McpRevision::V2025_11_25
-        && let Some(icons) = &spec.icons
+    if revision >= McpRevision::V2025_11_25 {
+        tool.icons = icons(spec)?;
+    }
+    Ok(tool)
+}
+
+/// A published schema as the JSON object rmcp's `Tool` holds (a boolean schema is refused).
+fn schema_object(field: &str, schema: Value) -> Result<Arc<JsonObject>, String> {
+    match schema {
+        Value::Object(object) => Ok(Arc::new(object)),
+        other => Err(format!("the published {field} must be a JSON object, not {other}")),
+    }
+}
+
+/// The spec's annotations as rmcp's type, with `title` filled in (from the spec's title) when
+/// given and the annotations have none; `None` when there is nothing to publish.
+fn annotations(spec: &ToolSpec, title: Option<&String>) -> Result<Option<ToolAnnotations>, String> {
+    let mut annotations = match &spec.annotations {
+        Some(given) if !given.is_empty() => Some(
+            serde_json::from_value::<ToolAnnotations>(Value::Object(given.clone()))
+                .map_err(|e| format!("the annotations are refused: {e}"))?,
+        ),
+        _ => None,
+    };
+    if let Some(title) = title
+        && !spec.annotations.as_ref().is_some_and(|given| given.contains_key("title"))
     {
-        tool.insert("icons".into(), Value::Array(icons.clone()));
+        annotations.get_or_insert_with(ToolAnnotations::default).title = Some(title.clone());
     }
-    serde_json::from_value(Value::Object(tool)).map_err(|e| e.to_string())
+    Ok(annotations)
+}
+
+/// The spec's icons as rmcp's type.
+fn icons(spec: &ToolSpec) -> Result<Option<Vec<Icon>>, String> {
+    spec.icons
+        .iter()
+        .flatten()
+        .map(|icon| {
+            serde_json::from_value::<Icon>(icon.clone())
+                .map_err(|e| format!("the icon {icon} is refused: {e}"))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(|icons| spec.icons.is_some().then_some(icons))
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::Map;
+
     use super::*;
 
     fn definition(spec: &ToolSpec, revision: McpRevision) -> Value {

@@ -31,7 +31,7 @@ use rmcp::model::{
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
-use toolwire_core::{ErrorCode, McpRevision, Part, ToolError, ToolResult};
+use toolwire_core::{ErrorCode, Part, ToolError, ToolResult};
 use toolwire_mcp::extend::{
     CallGuard, Completion, ExtensionFuture, Logging, Prompts, Resources, Subscriptions,
 };
@@ -603,8 +603,9 @@ impl DynTool for Live {
     fn call(&self, arguments: Value, context: CallContext) -> ToolFuture {
         let kind = match self {
             Live::Logging(state) => {
-                LiveCall::Logging(if context.revision() >= McpRevision::V2026_07_28 {
-                    // 2026-07-28 has no logging/setLevel: only the request's own `_meta` opts in.
+                LiveCall::Logging(if context.revision().is_stateless() {
+                    // A stateless revision (2026-07-28) has no logging/setLevel: only the request's own
+                    // `_meta` opts in.
                     None
                 } else {
                     Some(*lock(&state.level))
@@ -616,9 +617,9 @@ impl DynTool for Live {
             Live::Delay => LiveCall::Delay,
         };
         let asks_client = matches!(kind, LiveCall::Sampling | LiveCall::Elicitation(_));
-        if asks_client && context.revision() >= McpRevision::V2026_07_28 {
-            // 2026-07-28 forbids server-to-client requests; its replacement, an input_required
-            // result (MRTR), is not something toolwire's tools produce.
+        if asks_client && context.revision().is_stateless() {
+            // A stateless revision (2026-07-28) forbids server-to-client requests; the MRTR
+            // fixtures show its replacement, an input_required result.
             let refusal = ToolError::new(
                 ErrorCode::ToolError,
                 "This tool asks the client for input mid-call, which 2026-07-28 does not allow; use a handshake revision (2025-11-25).",

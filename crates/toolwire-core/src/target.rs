@@ -60,9 +60,10 @@ impl McpRevision {
             .ok_or_else(|| TargetError::TooOld(date.to_owned()))
     }
 
-    /// Whether the revision is stateless (no `initialize` handshake).
+    /// Whether the revision is stateless (no `initialize` handshake): the revision table's
+    /// [`stateless`](crate::revision::McpCaps::stateless) column.
     pub fn is_stateless(self) -> bool {
-        self >= McpRevision::V2026_07_28
+        crate::revision::McpCaps::of(self).stateless
     }
 }
 

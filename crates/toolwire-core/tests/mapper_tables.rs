@@ -586,3 +586,37 @@ fn prefix_applies_to_every_key() {
     );
     assert_eq!(mapper.config().prefix(), "com.acme");
 }
+
+#[test]
+fn revision_table_columns_beyond_results() {
+    use toolwire_core::revision::{DollarSchema, ToolTitle};
+    let rows = McpRevision::ALL.map(|r| {
+        let c = McpCaps::of(r);
+        (
+            c.tool_title,
+            c.tool_annotations,
+            c.icons,
+            c.schemas.output_schema,
+            c.schemas.dollar_schema,
+            c.stateless,
+            c.resource_not_found_code,
+            c.cache_hints,
+        )
+    });
+    use DollarSchema::{AsDeclared, Dropped, RootOnly};
+    use StructuredCap::{Any, Never, ObjectOnly};
+    assert_eq!(
+        rows,
+        [
+            (ToolTitle::Dropped, false, false, Never, Dropped, false, -32002, false),
+            (ToolTitle::Annotations, true, false, Never, Dropped, false, -32002, false),
+            (ToolTitle::Field, true, false, ObjectOnly, Dropped, false, -32002, false),
+            (ToolTitle::Field, true, true, ObjectOnly, RootOnly, false, -32002, false),
+            (ToolTitle::Field, true, true, Any, AsDeclared, true, -32602, true),
+        ]
+    );
+    assert_eq!(
+        McpRevision::ALL.map(McpRevision::is_stateless),
+        McpRevision::ALL.map(|r| McpCaps::of(r).stateless)
+    );
+}

@@ -8,6 +8,7 @@ use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
 use toolwire_core::host::{HostProfile, HostProfiles, READ_RESULT_TOOL, Reads};
+use toolwire_core::revision::McpCaps;
 use toolwire_core::{
     ErrorCode, McpRevision, Part, RenderContext, Rendered, Target, Timestamp, ToolError, ToolResult,
 };
@@ -56,7 +57,7 @@ pub(crate) fn read_result_definition(revision: McpRevision) -> Tool {
         "Read a page of a stored result (a link a previous tool result pointed at). Without offset and length it returns the first page; the text says where the next page starts.",
         input_schema,
     );
-    if revision >= McpRevision::V2025_03_26 {
+    if McpCaps::of(revision).tool_annotations {
         tool.annotations = Some(ToolAnnotations::new().read_only(true));
     }
     tool

@@ -35,6 +35,7 @@ mod input;
 mod observe;
 mod publish;
 mod registry;
+mod resource;
 mod server;
 mod validate;
 pub mod work;

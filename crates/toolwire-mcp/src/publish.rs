@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use rmcp::model::{Icon, JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
+use toolwire_core::revision::{McpCaps, ToolTitle};
 use toolwire_core::{McpRevision, ToolOutput, publish_input_schema};
 
 use crate::registry::ToolSpec;
@@ -18,20 +19,21 @@ pub(crate) fn tool_definition(
 ) -> Result<Tool, String> {
     let input = spec.input_schema.clone().unwrap_or_else(|| json!({"type": "object"}));
     let input_schema = schema_object("inputSchema", publish_input_schema(&input, revision))?;
+    let caps = McpCaps::of(revision);
     let mut tool = Tool::new(spec.name.clone(), spec.description.clone(), input_schema);
-    if revision >= McpRevision::V2025_06_18 {
+    if caps.tool_title == ToolTitle::Field {
         tool.title.clone_from(&spec.title);
     }
     tool.output_schema = match output.published(revision) {
         Some(published) => Some(schema_object("outputSchema", published)?),
         None => None,
     };
-    if revision >= McpRevision::V2025_03_26 {
+    if caps.tool_annotations {
         // 2025-03-26 has no `Tool.title`: the display name travels as `annotations.title`.
-        let title = if revision == McpRevision::V2025_03_26 { spec.title.as_ref() } else { None };
-        tool.annotations = annotations(spec, title)?;
+        let title = (caps.tool_title == ToolTitle::Annotations).then_some(spec.title.as_ref());
+        tool.annotations = annotations(spec, title.flatten())?;
     }
-    if revision >= McpRevision::V2025_11_25 {
+    if caps.icons {
         tool.icons = icons(spec)?;
     }
     Ok(tool)

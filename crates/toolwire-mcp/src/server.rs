@@ -14,8 +14,7 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
     Implementation, JsonObject, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
     PaginatedRequestParams, PromptsCapability, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, ResourcesCapability, ResultType, ServerCapabilities, ServerConfig,
-    ToolsCapability,
+    ResourcesCapability, ResultType, ServerCapabilities, ServerConfig, ToolsCapability,
 };
 #[allow(deprecated)]
 // logging (SetLevelRequestParams) is deprecated by SEP-2577; the suite tests it
@@ -26,6 +25,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
 use toolwire_core::host::{HostProfile, HostProfiles, READ_RESULT_TOOL};
+use toolwire_core::revision::McpCaps;
 use toolwire_core::{
     MapperConfig, McpRevision, NeedsOffload, Output, OutputMapper, Phase, Query, RenderContext,
     Rendered, Target, Timestamp, ToolError, ToolResult,
@@ -463,7 +463,7 @@ impl McpServer {
 fn complete(output: &Output, revision: McpRevision) -> Result<CallToolResponse, String> {
     let mut wire: CallToolResult = serde_json::from_str(output.json())
         .map_err(|e| format!("rendered result is not a CallToolResult: {e}"))?;
-    wire.result_type = (revision >= McpRevision::V2026_07_28).then_some(ResultType::COMPLETE);
+    wire.result_type = McpCaps::of(revision).result_type.then_some(ResultType::COMPLETE);
     Ok(CallToolResponse::Complete(wire))
 }
 
@@ -661,12 +661,10 @@ impl rmcp::ServerHandler for McpServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         let revision = revision_of(&ctx)?;
-        let mut result: ListResourceTemplatesResult =
-            serde_json::from_value(toolwire_store::resource_templates_list_result(revision))
-                .map_err(|e| ErrorData::internal_error(format!("resource template: {e}"), None))?;
-        if revision < McpRevision::V2026_07_28 {
-            result.result_type = None;
-        }
+        let mut result = crate::resource::templates_list(
+            toolwire_store::resource_templates_list_result(revision),
+        )
+        .map_err(|e| ErrorData::internal_error(format!("resource template: {e}"), None))?;
         if let Some(resources) = &self.extensions.resources {
             result.resource_templates.extend(resources.templates());
         }
@@ -700,14 +698,9 @@ impl rmcp::ServerHandler for McpServer {
                 return Err(ErrorData::internal_error("The stored result could not be read", None));
             }
         };
-        let mut result: ReadResourceResult =
-            serde_json::from_value(read.to_value()).map_err(|e| {
-                ErrorData::internal_error(format!("stored contents are malformed: {e}"), None)
-            })?;
-        // Like `CallToolResult`, a deserialized result has no `resultType` unless it is set.
-        if revision >= McpRevision::V2026_07_28 {
-            result.result_type = Some(ResultType::COMPLETE);
-        }
+        let result = crate::resource::read_result(read).map_err(|e| {
+            ErrorData::internal_error(format!("stored contents are malformed: {e}"), None)
+        })?;
         Ok(ReadResourceResponse::Complete(result))
     }
 

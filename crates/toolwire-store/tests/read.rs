@@ -275,22 +275,33 @@ async fn an_offload_over_quota_fails_like_a_store_failure() {
 #[test]
 fn the_template_is_published_per_revision() {
     assert_eq!(
-        resource_template(McpRevision::V2025_03_26),
+        serde_json::to_value(resource_template(McpRevision::V2025_03_26)).unwrap(),
         json!({
             "uriTemplate": "toolwire://results/{id}{?exp,kid,sig}",
             "name": "stored-result",
             "description": "A tool result too large to send inline, kept for a limited time. Read it with the signed link the tool call returned; links work only for the caller they were made for."
         })
     );
-    assert_eq!(resource_template(McpRevision::V2025_06_18)["title"], "Stored result");
+    assert_eq!(resource_template(McpRevision::V2025_06_18).title.as_deref(), Some("Stored result"));
     for revision in McpRevision::ALL {
         assert_official(
             revision,
             "ListResourceTemplatesResult",
-            &resource_templates_list_result(revision),
+            &resource_templates_list_result(revision).to_value(),
         );
     }
-    assert_eq!(resource_templates_list_result(McpRevision::V2026_07_28)["resultType"], "complete");
+    let template = serde_json::to_value(resource_template(McpRevision::V2026_07_28)).unwrap();
+    assert_eq!(
+        serde_json::to_string(&resource_templates_list_result(McpRevision::V2026_07_28)).unwrap(),
+        serde_json::to_string(&json!({"resultType": "complete", "resourceTemplates": [template], "ttlMs": 3_600_000, "cacheScope": "public"})).unwrap()
+    );
+    assert_eq!(
+        serde_json::to_string(&resource_templates_list_result(McpRevision::V2025_11_25)).unwrap(),
+        serde_json::to_string(
+            &json!({"resourceTemplates": [resource_template(McpRevision::V2025_11_25)]})
+        )
+        .unwrap()
+    );
 }
 
 #[test]

@@ -9,6 +9,7 @@
 pub mod a2a;
 pub mod legacy;
 pub mod mcp;
+pub mod resource;
 
 use std::fmt::Write as _;
 

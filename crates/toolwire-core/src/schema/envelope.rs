@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 use super::publish::{self, nest};
 use crate::error::ErrorCode;
 use crate::result::ToolResult;
-use crate::target::McpRevision;
+use crate::revision::{DollarSchema, SchemaRules};
 
 /// Where a copy of the whole declared data schema goes when the schema refers to its own root.
 const ROOT_COPY: &str = "toolwire_data";
@@ -44,8 +44,9 @@ pub fn envelope_structured(result: &ToolResult, input_schema: Option<&Value>) ->
     Value::Object(envelope)
 }
 
-/// The published envelope schema for a declared data schema whose root is an object.
-pub(crate) fn publish(declared: &Value, revision: McpRevision) -> Value {
+/// The published envelope schema under `rules` for a declared data schema whose root is an
+/// object.
+pub(crate) fn publish(declared: &Value, rules: SchemaRules) -> Value {
     let root_copied = Cell::new(false);
     let relocate = |fragment: &str| {
         if fragment.is_empty() {
@@ -78,7 +79,7 @@ pub(crate) fn publish(declared: &Value, revision: McpRevision) -> Value {
     data.entry("properties").or_insert_with(|| Value::Object(Map::new()));
 
     let mut schema = Map::new();
-    if revision >= McpRevision::V2025_11_25
+    if rules.dollar_schema != DollarSchema::Dropped
         && let Some(dialect) = dialect
     {
         schema.insert("$schema".into(), dialect);
@@ -106,8 +107,6 @@ pub(crate) fn publish(declared: &Value, revision: McpRevision) -> Value {
     }
     schema.extend(hoisted);
     let mut schema = Value::Object(schema);
-    if revision < McpRevision::V2026_07_28 {
-        publish::handshake_era_cleanup(&mut schema, revision);
-    }
+    publish::conform(&mut schema, rules);
     schema
 }

@@ -21,6 +21,7 @@ use serde_json::Value;
 
 use crate::error::{ErrorCode, ToolError};
 use crate::result::ToolResult;
+use crate::revision::{McpCaps, SchemaRules, StructuredCap};
 use crate::target::{McpRevision, Shape};
 
 pub use envelope::envelope_structured;
@@ -44,8 +45,9 @@ struct Declared {
     /// The data schema as declared (a typed document already turned into JSON Schema).
     schema: Value,
     validator: jsonschema::Validator,
-    /// `outputSchema` for 2025-06-18, 2025-11-25 and 2026-07-28, worked out once.
-    published: [Value; 3],
+    /// The `outputSchema` under each distinct [`SchemaRules`] of the revisions that publish one
+    /// (today three: 2025-06-18, 2025-11-25, 2026-07-28), worked out once.
+    published: Vec<(SchemaRules, Value)>,
 }
 
 impl fmt::Debug for ToolOutput {
@@ -73,17 +75,21 @@ impl ToolOutput {
         if shape == Shape::Envelope && !root_is_object(&schema) {
             return Err(SchemaError::EnvelopeRootNotObject);
         }
-        let published =
-            [McpRevision::V2025_06_18, McpRevision::V2025_11_25, McpRevision::V2026_07_28].map(
-                |revision| {
-                    let mut published = match shape {
-                        Shape::Envelope => envelope::publish(&schema, revision),
-                        _ => publish::publish_output_schema(&schema, revision),
-                    };
-                    publish::drop_nonstandard_formats(&mut published);
-                    published
-                },
-            );
+        let mut published: Vec<(SchemaRules, Value)> = Vec::new();
+        for revision in McpRevision::ALL {
+            let rules = McpCaps::of(revision).schemas;
+            if rules.output_schema == StructuredCap::Never
+                || published.iter().any(|(done, _)| *done == rules)
+            {
+                continue;
+            }
+            let mut form = match shape {
+                Shape::Envelope => envelope::publish(&schema, rules),
+                _ => publish::publish_output_schema(&schema, rules),
+            };
+            publish::drop_nonstandard_formats(&mut form);
+            published.push((rules, form));
+        }
         Ok(Self {
             inner: Arc::new(Inner {
                 shape,
@@ -118,17 +124,13 @@ impl ToolOutput {
         self.declared().is_some_and(root_is_object)
     }
 
-    /// The `outputSchema` for `tools/list` on `revision`: `None` before 2025-06-18 and for a
-    /// tool without declared outputs (never `{}`); the envelope schema in envelope shape.
+    /// The `outputSchema` for `tools/list` on `revision`: `None` where the revision publishes
+    /// none (before 2025-06-18: [`SchemaRules::output_schema`] is `Never`) and for a tool
+    /// without declared outputs (never `{}`); the envelope schema in envelope shape.
     pub fn published(&self, revision: McpRevision) -> Option<Value> {
         let declared = self.inner.declared.as_ref()?;
-        let index = match revision {
-            McpRevision::V2024_11_05 | McpRevision::V2025_03_26 => return None,
-            McpRevision::V2025_06_18 => 0,
-            McpRevision::V2025_11_25 => 1,
-            _ => 2,
-        };
-        Some(declared.published[index].clone())
+        let rules = McpCaps::of(revision).schemas;
+        declared.published.iter().find(|(done, _)| *done == rules).map(|(_, form)| form.clone())
     }
 
     /// Checks what the structured result will carry against the declared schema.

@@ -1,13 +1,15 @@
 //! Publishing schemas per MCP revision: the `outputSchema` and `inputSchema` a `tools/list`
 //! carries.
 //!
-//! 2025-06-18 and 2025-11-25 only accept an object root with object property schemas, so other
-//! roots are wrapped as `{"result": S}` and boolean property schemas are spelled out; 2026-07-28
-//! takes any JSON Schema as declared. The published forms accept exactly what the declaration
-//! accepts (wrapped as `{"result": D}` where the root is wrapped).
+//! What a revision takes is its row's [`SchemaRules`]: 2025-06-18 and 2025-11-25 only accept an
+//! object root with object property schemas, so other roots are wrapped as `{"result": S}` and
+//! boolean property schemas are spelled out; 2026-07-28 takes any JSON Schema as declared. The
+//! published forms accept exactly what the declaration accepts (wrapped as `{"result": D}` where
+//! the root is wrapped).
 
 use serde_json::{Map, Value, json};
 
+use crate::revision::{DollarSchema, McpCaps, SchemaRules, StructuredCap};
 use crate::target::McpRevision;
 
 /// Keywords whose values are data, not schemas.
@@ -19,9 +21,10 @@ const REF_KEYWORDS: [&str; 3] = ["$ref", "$dynamicRef", "$recursiveRef"];
 
 /// The tool's `inputSchema` for `revision`.
 ///
-/// Before 2026-07-28 boolean schemas under `properties` become `{}` (true) or `{"not": {}}`
-/// (false), since those revisions' `Tool` definitions only accept object property schemas, and
-/// `$schema` stays only at the root and only from 2025-11-25; 2026-07-28 gets it as declared.
+/// Follows the revision's [`SchemaRules`]: before 2026-07-28 boolean schemas under `properties`
+/// become `{}` (true) or `{"not": {}}` (false), since those revisions' `Tool` definitions only
+/// accept object property schemas, and `$schema` stays only at the root and only from
+/// 2025-11-25; 2026-07-28 gets it as declared.
 ///
 /// A tool without arguments publishes `{"type":"object","properties":{},"additionalProperties":false}`
 /// (strict-schema converters refuse a bare `{"type":"object"}`), and `format` values JSON Schema
@@ -31,9 +34,7 @@ pub fn publish_input_schema(input: &Value, revision: McpRevision) -> Value {
         return json!({"type": "object", "properties": {}, "additionalProperties": false});
     }
     let mut schema = input.clone();
-    if revision < McpRevision::V2026_07_28 {
-        handshake_era_cleanup(&mut schema, revision);
-    }
+    conform(&mut schema, McpCaps::of(revision).schemas);
     drop_nonstandard_formats(&mut schema);
     schema
 }
@@ -87,33 +88,33 @@ pub(crate) fn drop_nonstandard_formats(schema: &mut Value) {
     });
 }
 
-/// The data shape's `outputSchema` for `revision` (2025-06-18 or later) of a declared schema.
-pub(crate) fn publish_output_schema(declared: &Value, revision: McpRevision) -> Value {
-    if revision >= McpRevision::V2026_07_28 {
+/// The data shape's `outputSchema` under `rules` (of a revision that publishes one) of a
+/// declared schema.
+pub(crate) fn publish_output_schema(declared: &Value, rules: SchemaRules) -> Value {
+    let mut schema = match rules.output_schema {
         // As declared; a boolean root (only `false` gets here) is spelled out because `Tool`
         // needs an object.
-        return match declared {
+        StructuredCap::Any => match declared {
             Value::Bool(accept) => boolean_schema(*accept),
             other => other.clone(),
-        };
-    }
-    let mut schema = if super::root_is_object(declared) {
-        declared.clone()
-    } else {
-        wrap(declared, revision, "result")
+        },
+        StructuredCap::ObjectOnly | StructuredCap::Never if super::root_is_object(declared) => {
+            declared.clone()
+        }
+        StructuredCap::ObjectOnly | StructuredCap::Never => wrap(declared, rules, "result"),
     };
-    handshake_era_cleanup(&mut schema, revision);
+    conform(&mut schema, rules);
     schema
 }
 
 /// `{"type":"object","properties":{"<name>":S},"required":["<name>"]}` with `S`'s definitions
 /// hoisted to the wrapper's root, its `$schema`/`$id`/`title` dropped, and every reference into
 /// `S` rewritten so the wrapper accepts `{"<name>": D}` exactly when `S` accepts `D`.
-fn wrap(declared: &Value, revision: McpRevision, name: &str) -> Value {
+fn wrap(declared: &Value, rules: SchemaRules, name: &str) -> Value {
     let home = format!("#/properties/{name}");
     let (inner, hoisted, dialect) = nest(declared, &|fragment| format!("{home}{fragment}"));
     let mut wrapper = Map::new();
-    if revision >= McpRevision::V2025_11_25
+    if rules.dollar_schema != DollarSchema::Dropped
         && let Some(dialect) = dialect
     {
         wrapper.insert("$schema".into(), dialect);
@@ -291,17 +292,24 @@ fn walk_children(key: &str, child: &mut Value, each: &mut dyn FnMut(&mut Value))
     }
 }
 
-/// What 2025-06-18 and 2025-11-25 (and the older revisions, for input schemas) need: object
-/// property schemas, and `$schema` only at the root from 2025-11-25.
-pub(crate) fn handshake_era_cleanup(schema: &mut Value, revision: McpRevision) {
+/// Makes a schema follow `rules`: `$schema` only where [`SchemaRules::dollar_schema`] keeps it,
+/// and boolean property schemas spelled out unless [`SchemaRules::boolean_properties`].
+pub(crate) fn conform(schema: &mut Value, rules: SchemaRules) {
+    let nested_dialects = rules.dollar_schema == DollarSchema::AsDeclared;
+    if nested_dialects && rules.boolean_properties {
+        return;
+    }
     if let Value::Object(root) = schema
-        && revision < McpRevision::V2025_11_25
+        && rules.dollar_schema == DollarSchema::Dropped
     {
         root.shift_remove("$schema");
     }
     every_object(schema, true, &mut |map, is_root| {
-        if !is_root {
+        if !is_root && !nested_dialects {
             map.shift_remove("$schema");
+        }
+        if rules.boolean_properties {
+            return;
         }
         if let Some(Value::Object(properties)) = map.get_mut("properties") {
             for property in properties.values_mut() {

@@ -3,59 +3,105 @@
 //! The older official schemas allow unknown keys everywhere, so a field a revision lacks (a
 //! `structuredContent` on 2024-11-05, `_meta` on a 2025-03-26 block) passes them; a client of
 //! that revision may still choke on it. The tables here are the contract: every key and block
-//! type with the first revision that has it.
+//! type with the column of the revision table that says whether a revision has it.
 
 use serde_json::{Map, Value};
 
 use super::{WireViolation, index, pointer};
 use crate::grammar;
 use crate::json::kind_of;
+use crate::revision::{McpCaps, StructuredCap};
 use crate::target::McpRevision;
 
-use McpRevision::V2026_07_28 as R4;
-use McpRevision::{V2024_11_05 as R0, V2025_03_26 as R1, V2025_06_18 as R2, V2025_11_25 as R3};
+/// Whether a revision's row has something.
+type Has = fn(&McpCaps) -> bool;
+/// A key and whether a revision has it.
+type Key = (&'static str, Has);
 
-/// A key and the first revision that has it.
-type Since = (&'static str, McpRevision);
+fn always(_: &McpCaps) -> bool {
+    true
+}
 
-const RESULT_KEYS: &[Since] = &[
-    ("resultType", R4),
-    ("content", R0),
-    ("structuredContent", R2),
-    ("isError", R0),
-    ("_meta", R0),
+fn block_meta(caps: &McpCaps) -> bool {
+    caps.block_meta
+}
+
+fn resource_link(caps: &McpCaps) -> bool {
+    caps.resource_link
+}
+
+fn icons(caps: &McpCaps) -> bool {
+    caps.icons
+}
+
+fn input_required(caps: &McpCaps) -> bool {
+    caps.input_required_result
+}
+
+const RESULT_KEYS: &[Key] = &[
+    ("resultType", |c| c.result_type),
+    ("content", always),
+    ("structuredContent", |c| c.structured_content != StructuredCap::Never),
+    ("isError", always),
+    ("_meta", always),
 ];
-const TEXT_KEYS: &[Since] = &[("type", R0), ("text", R0), ("annotations", R0), ("_meta", R2)];
-const MEDIA_KEYS: &[Since] =
-    &[("type", R0), ("data", R0), ("mimeType", R0), ("annotations", R0), ("_meta", R2)];
-const RESOURCE_KEYS: &[Since] =
-    &[("type", R0), ("resource", R0), ("annotations", R0), ("_meta", R2)];
-const LINK_KEYS: &[Since] = &[
-    ("type", R2),
-    ("uri", R2),
-    ("name", R2),
-    ("title", R2),
-    ("description", R2),
-    ("mimeType", R2),
-    ("size", R2),
-    ("annotations", R2),
-    ("icons", R3),
-    ("_meta", R2),
+const TEXT_KEYS: &[Key] =
+    &[("type", always), ("text", always), ("annotations", always), ("_meta", block_meta)];
+const MEDIA_KEYS: &[Key] = &[
+    ("type", always),
+    ("data", always),
+    ("mimeType", always),
+    ("annotations", always),
+    ("_meta", block_meta),
 ];
-const CONTENTS_KEYS: &[Since] =
-    &[("uri", R0), ("mimeType", R0), ("text", R0), ("blob", R0), ("_meta", R2)];
-const ANNOTATION_KEYS: &[Since] = &[("audience", R0), ("priority", R0), ("lastModified", R2)];
-const ICON_KEYS: &[Since] = &[("src", R3), ("mimeType", R3), ("sizes", R3), ("theme", R3)];
+const RESOURCE_KEYS: &[Key] =
+    &[("type", always), ("resource", always), ("annotations", always), ("_meta", block_meta)];
+const LINK_KEYS: &[Key] = &[
+    ("type", resource_link),
+    ("uri", resource_link),
+    ("name", resource_link),
+    ("title", resource_link),
+    ("description", resource_link),
+    ("mimeType", resource_link),
+    ("size", resource_link),
+    ("annotations", resource_link),
+    ("icons", icons),
+    ("_meta", block_meta),
+];
+const CONTENTS_KEYS: &[Key] = &[
+    ("uri", always),
+    ("mimeType", always),
+    ("text", always),
+    ("blob", always),
+    ("_meta", block_meta),
+];
+const ANNOTATION_KEYS: &[Key] = &[
+    ("audience", always),
+    ("priority", always),
+    ("lastModified", |c| c.annotations_last_modified),
+];
+const ICON_KEYS: &[Key] =
+    &[("src", icons), ("mimeType", icons), ("sizes", icons), ("theme", icons)];
 
-/// Block types a `CallToolResult` may carry, with the first revision that has each.
-const BLOCK_TYPES: &[Since] =
-    &[("text", R0), ("image", R0), ("audio", R1), ("resource_link", R2), ("resource", R0)];
+/// Block types a `CallToolResult` may carry, with whether a revision has each.
+const BLOCK_TYPES: &[Key] = &[
+    ("text", always),
+    ("image", always),
+    ("audio", |c| c.audio),
+    ("resource_link", resource_link),
+    ("resource", always),
+];
+
+/// The oldest revision that has what `has` asks, as a date.
+fn arrival(has: Has) -> &'static str {
+    McpCaps::first_with(has).map_or("no revision", McpRevision::as_str)
+}
 
 /// Keys the revision itself defines on a result's `_meta`; they pass the reserved-prefix rule.
-fn result_meta_exempt(revision: McpRevision, key: &str) -> bool {
+fn result_meta_exempt(caps: &McpCaps, key: &str) -> bool {
     match key {
-        "io.modelcontextprotocol/serverInfo" => revision >= R4,
-        "io.modelcontextprotocol/related-task" => revision == R3,
+        "io.modelcontextprotocol/serverInfo" => caps.result_type,
+        "io.modelcontextprotocol/related-task" => caps.related_task_meta,
         _ => false,
     }
 }
@@ -65,9 +111,10 @@ pub(crate) fn mcp_violations(revision: McpRevision, value: &Value, out: &mut Vec
     let Some(result) = value.as_object() else {
         return;
     };
+    let caps = McpCaps::of(revision);
     known_keys(result, RESULT_KEYS, revision, "a CallToolResult", "", out);
 
-    if revision >= R4 {
+    if caps.result_type {
         match result.get("resultType") {
             None => out.push(WireViolation::new(
                 "/resultType",
@@ -90,7 +137,7 @@ pub(crate) fn mcp_violations(revision: McpRevision, value: &Value, out: &mut Vec
         ));
     }
 
-    if matches!(revision, R2 | R3)
+    if caps.structured_content == StructuredCap::ObjectOnly
         && let Some(structured) = result.get("structuredContent")
         && !structured.is_object()
     {
@@ -105,7 +152,7 @@ pub(crate) fn mcp_violations(revision: McpRevision, value: &Value, out: &mut Vec
     }
 
     if let Some(meta) = result.get("_meta") {
-        meta_keys(meta, "/_meta", |key| result_meta_exempt(revision, key), out);
+        meta_keys(meta, "/_meta", |key| result_meta_exempt(&caps, key), out);
     }
 
     if let Some(Value::Array(blocks)) = result.get("content") {
@@ -121,9 +168,16 @@ pub(crate) fn input_required_violations(value: &Value, out: &mut Vec<WireViolati
     let Some(result) = value.as_object() else {
         return;
     };
-    const KEYS: &[Since] =
-        &[("resultType", R4), ("inputRequests", R4), ("requestState", R4), ("_meta", R4)];
-    known_keys(result, KEYS, R4, "an InputRequiredResult", "", out);
+    const KEYS: &[Key] = &[
+        ("resultType", input_required),
+        ("inputRequests", input_required),
+        ("requestState", input_required),
+        ("_meta", input_required),
+    ];
+    let Some(revision) = McpCaps::first_with(input_required) else {
+        return;
+    };
+    known_keys(result, KEYS, revision, "an InputRequiredResult", "", out);
     if !result.contains_key("inputRequests") && !result.contains_key("requestState") {
         out.push(WireViolation::new(
             "",
@@ -131,7 +185,7 @@ pub(crate) fn input_required_violations(value: &Value, out: &mut Vec<WireViolati
         ));
     }
     if let Some(meta) = result.get("_meta") {
-        meta_keys(meta, "/_meta", |key| result_meta_exempt(R4, key), out);
+        meta_keys(meta, "/_meta", |key| result_meta_exempt(&McpCaps::of(revision), key), out);
     }
 }
 
@@ -148,6 +202,7 @@ fn block_violations(
         ));
         return;
     };
+    let caps = McpCaps::of(revision);
     let Some(kind) = fields.get("type").and_then(Value::as_str) else {
         out.push(WireViolation::new(
             pointer(path, "type"),
@@ -165,13 +220,13 @@ fn block_violations(
             ));
             return;
         }
-        Some((_, since)) if *since > revision => {
+        Some((_, has)) if !has(&caps) => {
             out.push(WireViolation::new(
                 pointer(path, "type"),
                 format!(
                     "`{kind}` blocks do not exist in {} (they arrive in {})",
                     revision.as_str(),
-                    since.as_str()
+                    arrival(*has)
                 ),
             ));
             return;
@@ -197,12 +252,12 @@ fn block_violations(
             out,
         );
     }
-    if revision >= R2
+    if caps.block_meta
         && let Some(meta) = fields.get("_meta")
     {
         meta_keys(meta, &pointer(path, "_meta"), |_| false, out);
     }
-    if revision >= R3
+    if caps.icons
         && let Some(Value::Array(icons)) = fields.get("icons")
     {
         for (i, icon) in icons.iter().enumerate() {
@@ -229,7 +284,7 @@ fn block_violations(
                 "resource contents carry exactly one of `text` and `blob`",
             ));
         }
-        if revision >= R2
+        if caps.block_meta
             && let Some(meta) = contents.get("_meta")
         {
             meta_keys(meta, &pointer(&path, "_meta"), |_| false, out);
@@ -237,24 +292,25 @@ fn block_violations(
     }
 }
 
-/// Flags every key of `fields` that is not in `keys` or arrives after `revision`.
+/// Flags every key of `fields` that is not in `keys` or that `revision` does not have.
 fn known_keys(
     fields: &Map<String, Value>,
-    keys: &[Since],
+    keys: &[Key],
     revision: McpRevision,
     what: &str,
     path: &str,
     out: &mut Vec<WireViolation>,
 ) {
+    let caps = McpCaps::of(revision);
     for key in fields.keys() {
         match keys.iter().find(|(name, _)| name == key) {
-            Some((_, since)) if *since <= revision => {}
-            Some((_, since)) => out.push(WireViolation::new(
+            Some((_, has)) if has(&caps) => {}
+            Some((_, has)) => out.push(WireViolation::new(
                 pointer(path, key),
                 format!(
                     "`{key}` of {what} does not exist in {} (it arrives in {})",
                     revision.as_str(),
-                    since.as_str()
+                    arrival(*has)
                 ),
             )),
             None => out.push(WireViolation::new(

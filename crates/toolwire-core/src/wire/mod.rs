@@ -81,7 +81,7 @@ pub fn check_with_schema(
                 Ok(value) => value,
                 Err(violation) => return vec![violation],
             };
-            if crate::lower::McpCaps::of(revision).input_required_result
+            if crate::revision::McpCaps::of(revision).input_required_result
                 && value.get("resultType").and_then(Value::as_str) == Some("input_required")
             {
                 let mut out = official::input_required_result().violations(&value);

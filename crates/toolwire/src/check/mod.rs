@@ -28,7 +28,7 @@ use definitions::ToolDef;
 use report::{Report, RevisionStatus};
 use transport::{Endpoint, TransportError};
 
-/// What the audit expects of a revision beyond what the core's tables say.
+/// What the audit expects of a revision about the session (columns of the core's revision table).
 #[derive(Debug, Clone, Copy)]
 pub struct Rules {
     /// Arguments that break the input schema come back as an `isError` result, never a
@@ -38,14 +38,13 @@ pub struct Rules {
     pub protocol_version_header: bool,
 }
 
-/// The rules of `revision`: one row per revision, oldest first.
+/// The rules of `revision`: columns of the revision table.
 pub const fn rules(revision: McpRevision) -> Rules {
-    let (argument_errors_as_results, protocol_version_header) = match revision {
-        McpRevision::V2024_11_05 | McpRevision::V2025_03_26 => (false, false),
-        McpRevision::V2025_06_18 => (false, true),
-        _ => (true, true),
-    };
-    Rules { argument_errors_as_results, protocol_version_header }
+    let caps = toolwire_core::revision::McpCaps::of(revision);
+    Rules {
+        argument_errors_as_results: caps.argument_errors_as_results,
+        protocol_version_header: caps.protocol_version_header,
+    }
 }
 
 /// One thing the server got wrong, where, and at which revision.

@@ -37,7 +37,9 @@ pub use parse::{ParseError, parse_any};
 pub use part::{
     BinaryPart, EmbeddedResourcePart, Part, ResourceContents, ResourceLinkPart, TextPart,
 };
-pub use result::{BuildError, Provenance, ToolResult, ToolResultBuilder};
+pub use result::{
+    BuildError, InternalError, IntoToolResult, Provenance, ToolResult, ToolResultBuilder,
+};
 pub use schema::{
     SchemaError, ToolOutput, ValidationMode, Violation, envelope_structured, exact_numbers,
     publish_input_schema,

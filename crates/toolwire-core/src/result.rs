@@ -185,6 +185,105 @@ impl ToolResult {
     }
 }
 
+/// The infallible path: what can be added to a result without any check (everything but an
+/// error, input required and extensions, which [`ToolResult::builder`] checks).
+impl ToolResult {
+    /// The same result with a summary.
+    pub fn with_summary(mut self, summary: impl Into<String>) -> Self {
+        self.summary = Some(summary.into());
+        self
+    }
+
+    /// The same result with one more part.
+    pub fn with_part(mut self, part: Part) -> Self {
+        self.parts.push(part);
+        self
+    }
+
+    /// The same result with one more stored link.
+    pub fn with_stored_link(mut self, link: StoredLink) -> Self {
+        self.stored_links.push(link);
+        self
+    }
+
+    /// The same result with a pagination.
+    pub fn with_pagination(mut self, pagination: Pagination) -> Self {
+        self.meta.pagination = Some(pagination);
+        self
+    }
+
+    /// The same result marked as a dry run (a preview that changed nothing) or a committed
+    /// change.
+    pub fn with_dry_run(mut self, dry_run: bool) -> Self {
+        self.meta.dry_run = Some(dry_run);
+        self
+    }
+
+    /// The same result with the size of a response that did not fit.
+    pub fn with_response_size(mut self, size: u64) -> Self {
+        self.meta.response_size = Some(size);
+        self
+    }
+
+    /// The same result echoing the tool call.
+    pub fn with_query(mut self, query: Query) -> Self {
+        self.meta.query = Some(query);
+        self
+    }
+
+    /// The same result with when its data was produced (otherwise the mapper sets it).
+    pub fn with_generated_at(mut self, at: Timestamp) -> Self {
+        self.meta.generated_at = Some(at);
+        self
+    }
+
+    /// The same result with until when it is valid.
+    pub fn with_expires_at(mut self, at: Timestamp) -> Self {
+        self.meta.expires_at = Some(at);
+        self
+    }
+}
+
+/// A failure is a result, so `?` on a [`ToolError`] works in a tool returning
+/// `Result<ToolResult, ToolError>`.
+impl From<ToolError> for ToolResult {
+    fn from(error: ToolError) -> Self {
+        Self::failure(error)
+    }
+}
+
+/// Why a tool produced no result at all (a bug, a broken invariant, data that does not
+/// serialize): a server answers it with an internal error, never with this text.
+pub type InternalError = Box<dyn std::error::Error + Send + Sync>;
+
+/// What a tool function may return: a [`ToolResult`], `Result<ToolResult, ToolError>` (so `?`
+/// works on a [`ToolError`]), or `Result<T, ToolError>` whose success value becomes the data.
+pub trait IntoToolResult {
+    /// The result, or an internal error when the value cannot be serialized.
+    fn into_tool_result(self) -> Result<ToolResult, InternalError>;
+}
+
+impl IntoToolResult for ToolResult {
+    fn into_tool_result(self) -> Result<ToolResult, InternalError> {
+        Ok(self)
+    }
+}
+
+impl IntoToolResult for Result<ToolResult, ToolError> {
+    fn into_tool_result(self) -> Result<ToolResult, InternalError> {
+        Ok(self.unwrap_or_else(ToolResult::failure))
+    }
+}
+
+impl<T: Serialize> IntoToolResult for Result<T, ToolError> {
+    fn into_tool_result(self) -> Result<ToolResult, InternalError> {
+        match self {
+            Ok(value) => Ok(ToolResult::from_serialize(&value)?),
+            Err(error) => Ok(ToolResult::failure(error)),
+        }
+    }
+}
+
 pub(crate) fn normalize(data: Value) -> Option<Value> {
     match data {
         Value::Null => None,
@@ -192,7 +291,9 @@ pub(crate) fn normalize(data: Value) -> Option<Value> {
     }
 }
 
-/// Builds a [`ToolResult`], refusing what a strict constructor must refuse.
+/// Builds a [`ToolResult`], refusing what a strict constructor must refuse. Where nothing can
+/// be refused (data, a summary, parts, links, the typed metadata), the `with_*` methods of
+/// [`ToolResult`] build without a `Result`.
 #[derive(Debug, Clone)]
 pub struct ToolResultBuilder {
     result: ToolResult,
@@ -226,7 +327,7 @@ impl ToolResultBuilder {
 
     /// Sets the summary.
     pub fn summary(mut self, summary: impl Into<String>) -> Self {
-        self.result.summary = Some(summary.into());
+        self.result = self.result.with_summary(summary);
         self
     }
 
@@ -244,49 +345,49 @@ impl ToolResultBuilder {
 
     /// Adds a part.
     pub fn part(mut self, part: Part) -> Self {
-        self.result.parts.push(part);
+        self.result = self.result.with_part(part);
         self
     }
 
     /// Adds a stored link.
     pub fn stored_link(mut self, link: StoredLink) -> Self {
-        self.result.stored_links.push(link);
+        self.result = self.result.with_stored_link(link);
         self
     }
 
     /// Sets the pagination.
     pub fn pagination(mut self, pagination: Pagination) -> Self {
-        self.result.meta.pagination = Some(pagination);
+        self.result = self.result.with_pagination(pagination);
         self
     }
 
     /// Marks a dry run (a preview that changed nothing) or a committed change.
     pub fn dry_run(mut self, dry_run: bool) -> Self {
-        self.result.meta.dry_run = Some(dry_run);
+        self.result = self.result.with_dry_run(dry_run);
         self
     }
 
     /// Sets the size of a response that did not fit.
     pub fn response_size(mut self, size: u64) -> Self {
-        self.result.meta.response_size = Some(size);
+        self.result = self.result.with_response_size(size);
         self
     }
 
     /// Echoes the tool call.
     pub fn query(mut self, query: Query) -> Self {
-        self.result.meta.query = Some(query);
+        self.result = self.result.with_query(query);
         self
     }
 
     /// Sets when the data was produced (data from an index, say); otherwise the mapper sets it.
     pub fn generated_at(mut self, at: Timestamp) -> Self {
-        self.result.meta.generated_at = Some(at);
+        self.result = self.result.with_generated_at(at);
         self
     }
 
     /// Sets until when the result is valid.
     pub fn expires_at(mut self, at: Timestamp) -> Self {
-        self.result.meta.expires_at = Some(at);
+        self.result = self.result.with_expires_at(at);
         self
     }
 
@@ -435,6 +536,47 @@ mod tests {
         assert_eq!(
             result.meta().extensions.get("com.acme.payments", "ledger"),
             Some(&json!("eu-1"))
+        );
+    }
+
+    #[test]
+    fn the_infallible_path_builds_what_the_builder_builds() {
+        let pagination = Pagination { total: Some(3), ..Pagination::default() };
+        let direct = ToolResult::success(json!([1, 2, 3]))
+            .with_summary("3 ids")
+            .with_part(Part::text("three"))
+            .with_pagination(pagination.clone())
+            .with_dry_run(false);
+        let built = ToolResult::builder()
+            .data(json!([1, 2, 3]))
+            .summary("3 ids")
+            .part(Part::text("three"))
+            .pagination(pagination)
+            .dry_run(false)
+            .build();
+        assert_eq!(built, Ok(direct));
+    }
+
+    #[test]
+    fn a_tool_error_becomes_a_failure() {
+        fn lookup(id: u64) -> Result<ToolResult, ToolError> {
+            let found = (id == 7)
+                .then_some("seven")
+                .ok_or_else(|| ToolError::new(ErrorCode::NotFound, format!("No product {id}.")))?;
+            Ok(ToolResult::success(json!(found)))
+        }
+        let missing = lookup(8).into_tool_result().map_err(|e| e.to_string());
+        assert_eq!(
+            missing,
+            Ok(ToolResult::failure(ToolError::new(ErrorCode::NotFound, "No product 8.")))
+        );
+        let found = lookup(7).into_tool_result().map_err(|e| e.to_string());
+        assert_eq!(found, Ok(ToolResult::success(json!("seven"))));
+        let typed: Result<u8, ToolError> = Ok(3);
+        assert_eq!(typed.into_tool_result().ok().and_then(|r| r.data().cloned()), Some(json!(3)));
+        assert_eq!(
+            ToolResult::from(ToolError::new(ErrorCode::Conflict, "x")).error().map(|e| &e.code),
+            Some(&ErrorCode::Conflict)
         );
     }
 }

@@ -7,8 +7,10 @@
 use rmcp::ServiceExt as _;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use toolwire_core::{ErrorCode, ToolError, ToolResult};
-use toolwire_mcp::{CallContext, Gateway, GatewayConfig, McpServer, Principal, Registry, ToolSpec};
+use toolwire_mcp::{
+    ErrorCode, Gateway, GatewayConfig, McpServer, Principal, Registry, ToolError, ToolResult,
+    ToolSpec,
+};
 
 /// What `add` takes.
 #[derive(Deserialize, JsonSchema)]
@@ -41,7 +43,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // A typed output: `Ok` becomes the data, `Err` a failure result the model can read.
     tools.register_typed(
         ToolSpec::new("add", "Adds two integers.").title("Add"),
-        |input: AddInput, _cx: CallContext| async move {
+        |input: AddInput| async move {
             input
                 .a
                 .checked_add(input.b)
@@ -50,7 +52,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         },
     )?;
 
-    // A full `ToolResult`: data, a summary, metadata — the library renders it per revision.
+    // A full `ToolResult`: data, a summary, metadata — the library renders it per revision. A
+    // summary and data cannot be refused, so no `Result` to handle; `?` turns a `ToolError`
+    // into the failure.
     tools.register(
         ToolSpec::new("divide", "Divides two integers, with the remainder.").output_schema(
             serde_json::json!({
@@ -59,27 +63,26 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "required": ["quotient", "remainder"]
             }),
         ),
-        |input: DivideInput, _cx: CallContext| async move {
-            if input.divisor == 0 {
-                return ToolResult::failure(ToolError::invalid_arguments(
+        |input: DivideInput| async move {
+            let (dividend, divisor) = (input.dividend, input.divisor);
+            if divisor == 0 {
+                return Err(ToolError::invalid_arguments(
                     "The divisor must not be zero.",
                     [("/divisor", "must not be zero")],
                 ));
             }
-            ToolResult::builder()
-                .data(serde_json::json!({
-                    "quotient": input.dividend / input.divisor,
-                    "remainder": input.dividend % input.divisor
-                }))
-                .summary(format!("{} / {}", input.dividend, input.divisor))
-                .build()
-                .unwrap_or_else(|e| {
-                    ToolResult::failure(ToolError::new(ErrorCode::ToolError, e.to_string()))
-                })
+            let overflow = || ToolError::new(ErrorCode::RuleViolation, "The quotient overflows.");
+            let quotient = dividend.checked_div(divisor).ok_or_else(overflow)?;
+            let remainder = dividend.checked_rem(divisor).ok_or_else(overflow)?;
+            Ok(ToolResult::success(
+                serde_json::json!({"quotient": quotient, "remainder": remainder}),
+            )
+            .with_summary(format!("{dividend} / {divisor}")))
         },
     )?;
 
-    let mut config = GatewayConfig::in_memory()?;
+    // One setting names the server in `initialize` and in the results that carry `serverInfo`.
+    let mut config = GatewayConfig::in_memory()?.server_info("calculator", "1.0.0");
     config.default_principal = Principal::local();
     let server = McpServer::new(Gateway::new(tools, config));
     // Standard output carries JSON-RPC only; anything else belongs on standard error.

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{Icon, JsonObject, Tool, ToolAnnotations};
+use rmcp::model::{JsonObject, Tool};
 use serde_json::{Value, json};
 use toolwire_core::revision::{McpCaps, ToolTitle};
 use toolwire_core::{McpRevision, ToolOutput, publish_input_schema};
@@ -29,12 +29,17 @@ pub(crate) fn tool_definition(
         None => None,
     };
     if caps.tool_annotations {
+        let mut annotations = spec.annotations.clone();
         // 2025-03-26 has no `Tool.title`: the display name travels as `annotations.title`.
-        let title = (caps.tool_title == ToolTitle::Annotations).then_some(spec.title.as_ref());
-        tool.annotations = annotations(spec, title.flatten())?;
+        if caps.tool_title == ToolTitle::Annotations
+            && let Some(title) = &spec.title
+        {
+            annotations.get_or_insert_default().title.get_or_insert_with(|| title.clone());
+        }
+        tool.annotations = annotations;
     }
     if caps.icons {
-        tool.icons = icons(spec)?;
+        tool.icons.clone_from(&spec.icons);
     }
     Ok(tool)
 }
@@ -47,41 +52,8 @@ fn schema_object(field: &str, schema: Value) -> Result<Arc<JsonObject>, String> 
     }
 }
 
-/// The spec's annotations as rmcp's type, with `title` filled in (from the spec's title) when
-/// given and the annotations have none; `None` when there is nothing to publish.
-fn annotations(spec: &ToolSpec, title: Option<&String>) -> Result<Option<ToolAnnotations>, String> {
-    let mut annotations = match &spec.annotations {
-        Some(given) if !given.is_empty() => Some(
-            serde_json::from_value::<ToolAnnotations>(Value::Object(given.clone()))
-                .map_err(|e| format!("the annotations are refused: {e}"))?,
-        ),
-        _ => None,
-    };
-    if let Some(title) = title
-        && !spec.annotations.as_ref().is_some_and(|given| given.contains_key("title"))
-    {
-        annotations.get_or_insert_with(ToolAnnotations::default).title = Some(title.clone());
-    }
-    Ok(annotations)
-}
-
-/// The spec's icons as rmcp's type.
-fn icons(spec: &ToolSpec) -> Result<Option<Vec<Icon>>, String> {
-    spec.icons
-        .iter()
-        .flatten()
-        .map(|icon| {
-            serde_json::from_value::<Icon>(icon.clone())
-                .map_err(|e| format!("the icon {icon} is refused: {e}"))
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .map(|icons| spec.icons.is_some().then_some(icons))
-}
-
 #[cfg(test)]
 mod tests {
-    use serde_json::Map;
-
     use super::*;
 
     fn definition(spec: &ToolSpec, revision: McpRevision) -> Value {
@@ -99,12 +71,10 @@ mod tests {
 
     #[test]
     fn fields_appear_only_where_the_revision_has_them() {
-        let mut annotations = Map::new();
-        annotations.insert("readOnlyHint".into(), json!(true));
         let spec = ToolSpec::new("t", "A tool.")
             .title("T")
-            .annotations(annotations)
-            .icons(vec![json!({"src": "https://example.com/i.png"})])
+            .annotations(rmcp::model::ToolAnnotations::new().read_only(true))
+            .icons(vec![rmcp::model::Icon::new("https://example.com/i.png")])
             .input_schema(json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "properties": {"x": true}}))
             .output_schema(json!({"type": "array", "items": {"type": "integer"}}));
         assert_eq!(

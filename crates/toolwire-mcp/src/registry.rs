@@ -1,5 +1,6 @@
 //! The tool registry and the API a tool author uses: a tool's specification, typed and untyped
-//! registration, and the context each call receives.
+//! registration (with or without the call's context, with or without shared state), and the
+//! context each call receives.
 //!
 //! Everything a call needs (published definitions for every revision, compiled validators) is
 //! built once here, at registration, because rmcp asks for tools on every request.
@@ -9,21 +10,19 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use rmcp::model::{Icon, ToolAnnotations};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use toolwire_core::input::Capability;
 use toolwire_core::{
     InputRound, McpRevision, SchemaError, Shape, ToolError, ToolOutput, ToolResult,
 };
+pub use toolwire_core::{InternalError, IntoToolResult};
 
 use crate::publish;
 use crate::validate::{self, CompiledSchema};
-
-/// The error a tool returns when it cannot produce a result at all (a bug, a broken invariant):
-/// the client sees JSON-RPC `-32603` without this text, the log gets it.
-pub type InternalError = Box<dyn std::error::Error + Send + Sync>;
 
 /// What a [`DynTool`] returns.
 pub type ToolFuture = Pin<Box<dyn Future<Output = Result<ToolResult, InternalError>> + Send>>;
@@ -178,25 +177,68 @@ pub trait DynTool: Send + Sync + 'static {
     fn call(&self, arguments: Value, context: CallContext) -> ToolFuture;
 }
 
-/// What a tool function may return: a [`ToolResult`], or `Result<T, ToolError>` whose success
-/// becomes the data.
-pub trait IntoToolResult {
-    /// The result, or an internal error when the value cannot be serialized.
-    fn into_tool_result(self) -> Result<ToolResult, InternalError>;
+/// A tool function the registry can call, in one of four forms: `Fn(I)`, `Fn(I, CallContext)`
+/// (the context only where the tool needs it), and with state shared by the tools of a
+/// [`Registry::with_state`] `Fn(Arc<S>, I)` or `Fn(Arc<S>, I, CallContext)`. `Form` only tells
+/// the forms apart; it is inferred from the function.
+pub trait ToolFn<S, I, Form>: Send + Sync + 'static {
+    /// What the function returns.
+    type Output: IntoToolResult;
+    /// The future it returns.
+    type Future: Future<Output = Self::Output> + Send + 'static;
+    /// Calls the function.
+    fn call(&self, state: &Arc<S>, input: I, context: CallContext) -> Self::Future;
 }
 
-impl IntoToolResult for ToolResult {
-    fn into_tool_result(self) -> Result<ToolResult, InternalError> {
-        Ok(self)
+impl<S, I, F, Fut> ToolFn<S, I, fn(I)> for F
+where
+    F: Fn(I) -> Fut + Send + Sync + 'static,
+    Fut: Future + Send + 'static,
+    Fut::Output: IntoToolResult,
+{
+    type Output = Fut::Output;
+    type Future = Fut;
+    fn call(&self, _state: &Arc<S>, input: I, _context: CallContext) -> Fut {
+        self(input)
     }
 }
 
-impl<T: Serialize> IntoToolResult for Result<T, ToolError> {
-    fn into_tool_result(self) -> Result<ToolResult, InternalError> {
-        match self {
-            Ok(value) => Ok(ToolResult::from_serialize(&value)?),
-            Err(error) => Ok(ToolResult::failure(error)),
-        }
+impl<S, I, F, Fut> ToolFn<S, I, fn(I, CallContext)> for F
+where
+    F: Fn(I, CallContext) -> Fut + Send + Sync + 'static,
+    Fut: Future + Send + 'static,
+    Fut::Output: IntoToolResult,
+{
+    type Output = Fut::Output;
+    type Future = Fut;
+    fn call(&self, _state: &Arc<S>, input: I, context: CallContext) -> Fut {
+        self(input, context)
+    }
+}
+
+impl<S, I, F, Fut> ToolFn<S, I, fn(Arc<S>, I)> for F
+where
+    F: Fn(Arc<S>, I) -> Fut + Send + Sync + 'static,
+    Fut: Future + Send + 'static,
+    Fut::Output: IntoToolResult,
+{
+    type Output = Fut::Output;
+    type Future = Fut;
+    fn call(&self, state: &Arc<S>, input: I, _context: CallContext) -> Fut {
+        self(Arc::clone(state), input)
+    }
+}
+
+impl<S, I, F, Fut> ToolFn<S, I, fn(Arc<S>, I, CallContext)> for F
+where
+    F: Fn(Arc<S>, I, CallContext) -> Fut + Send + Sync + 'static,
+    Fut: Future + Send + 'static,
+    Fut::Output: IntoToolResult,
+{
+    type Output = Fut::Output;
+    type Future = Fut;
+    fn call(&self, state: &Arc<S>, input: I, context: CallContext) -> Fut {
+        self(Arc::clone(state), input, context)
     }
 }
 
@@ -208,8 +250,8 @@ pub struct ToolSpec {
     pub(crate) description: String,
     pub(crate) input_schema: Option<Value>,
     pub(crate) output_schema: Option<Value>,
-    pub(crate) annotations: Option<Map<String, Value>>,
-    pub(crate) icons: Option<Vec<Value>>,
+    pub(crate) annotations: Option<ToolAnnotations>,
+    pub(crate) icons: Option<Vec<Icon>>,
     pub(crate) shape: Shape,
     pub(crate) privileges: Vec<String>,
 }
@@ -259,15 +301,16 @@ impl ToolSpec {
         self.output_schema(validate::schema_for_output::<T>())
     }
 
-    /// Tool annotations (`readOnlyHint`, `destructiveHint`, …), published from 2025-03-26.
-    pub fn annotations(mut self, annotations: Map<String, Value>) -> Self {
+    /// Tool annotations (`ToolAnnotations::new().read_only(true)`, …), published from
+    /// 2025-03-26.
+    pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
         self.annotations = Some(annotations);
         self
     }
 
     /// Icons (published from 2025-11-25).
-    pub fn icons(mut self, icons: Vec<Value>) -> Self {
-        self.icons = Some(icons);
+    pub fn icons(mut self, icons: impl IntoIterator<Item = Icon>) -> Self {
+        self.icons = Some(icons.into_iter().collect());
         self
     }
 
@@ -363,22 +406,23 @@ impl std::fmt::Debug for Registry {
     }
 }
 
-struct TypedTool<F, I> {
+struct TypedTool<S, F, I, Form> {
+    state: Arc<S>,
     function: F,
-    input: std::marker::PhantomData<fn() -> I>,
+    form: std::marker::PhantomData<fn() -> (I, Form)>,
 }
 
-impl<F, I, Fut, R> DynTool for TypedTool<F, I>
+impl<S, F, I, Form> DynTool for TypedTool<S, F, I, Form>
 where
-    F: Fn(I, CallContext) -> Fut + Send + Sync + 'static,
+    S: Send + Sync + 'static,
+    F: ToolFn<S, I, Form>,
     I: DeserializeOwned + 'static,
-    Fut: Future<Output = R> + Send + 'static,
-    R: IntoToolResult,
+    Form: 'static,
 {
     fn call(&self, arguments: Value, context: CallContext) -> ToolFuture {
         match serde_json::from_value::<I>(arguments) {
             Ok(input) => {
-                let future = (self.function)(input, context);
+                let future = self.function.call(&self.state, input, context);
                 Box::pin(async move { future.await.into_tool_result() })
             }
             Err(error) => {
@@ -401,8 +445,9 @@ impl Registry {
     }
 
     /// Registers a tool with a typed input and a typed output: the input schema comes from `I`,
-    /// the output schema from `O`; `Ok(value)` becomes the data, `Err(error)` the failure.
-    pub fn register_typed<I, O, F, Fut>(
+    /// the output schema from `O`; `Ok(value)` becomes the data, `Err(error)` the failure. The
+    /// function takes the input, and the [`CallContext`] only if it needs it ([`ToolFn`]).
+    pub fn register_typed<I, O, F, Form>(
         &mut self,
         spec: ToolSpec,
         function: F,
@@ -410,29 +455,30 @@ impl Registry {
     where
         I: DeserializeOwned + JsonSchema + 'static,
         O: Serialize + JsonSchema + 'static,
-        F: Fn(I, CallContext) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<O, ToolError>> + Send + 'static,
+        F: ToolFn<(), I, Form, Output = Result<O, ToolError>>,
+        Form: 'static,
     {
-        let spec = spec.input::<I>().output::<O>();
-        self.register_dyn(spec, Arc::new(TypedTool { function, input: std::marker::PhantomData }))
+        self.with_state(Arc::new(())).register_typed(spec, function)
     }
 
-    /// Registers a tool with a typed input whose function returns a [`ToolResult`] (or anything
-    /// [`IntoToolResult`]); the output schema is whatever `spec` declares
-    /// ([`ToolSpec::output`], [`ToolSpec::output_schema`]), or none.
-    pub fn register<I, F, Fut, R>(
-        &mut self,
-        spec: ToolSpec,
-        function: F,
-    ) -> Result<(), RegistryError>
+    /// Registers a tool with a typed input whose function returns a [`ToolResult`],
+    /// `Result<ToolResult, ToolError>` (so `?` works on a [`ToolError`]) or anything else
+    /// [`IntoToolResult`]; the output schema is whatever `spec` declares ([`ToolSpec::output`],
+    /// [`ToolSpec::output_schema`]), or none. The function takes the input, and the
+    /// [`CallContext`] only if it needs it ([`ToolFn`]).
+    pub fn register<I, F, Form>(&mut self, spec: ToolSpec, function: F) -> Result<(), RegistryError>
     where
         I: DeserializeOwned + JsonSchema + 'static,
-        F: Fn(I, CallContext) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoToolResult + 'static,
+        F: ToolFn<(), I, Form>,
+        Form: 'static,
     {
-        let spec = spec.input::<I>();
-        self.register_dyn(spec, Arc::new(TypedTool { function, input: std::marker::PhantomData }))
+        self.with_state(Arc::new(())).register(spec, function)
+    }
+
+    /// Registers the tools that share `state`: each function receives its own `Arc` of it
+    /// (`Fn(Arc<S>, I)` or `Fn(Arc<S>, I, CallContext)`), so a tool author clones nothing.
+    pub fn with_state<S: Send + Sync + 'static>(&mut self, state: Arc<S>) -> WithState<'_, S> {
+        WithState { registry: self, state }
     }
 
     /// Registers a type-erased tool; `spec` must carry its input schema (an empty object schema
@@ -502,6 +548,42 @@ impl Registry {
 
     pub(crate) fn iter(&self) -> impl Iterator<Item = &Arc<RegisteredTool>> {
         self.tools.iter()
+    }
+}
+
+/// Registration of tools sharing one state ([`Registry::with_state`]).
+#[derive(Debug)]
+pub struct WithState<'r, S> {
+    registry: &'r mut Registry,
+    state: Arc<S>,
+}
+
+impl<S: Send + Sync + 'static> WithState<'_, S> {
+    /// [`Registry::register_typed`] for a function of the shared state.
+    pub fn register_typed<I, O, F, Form>(
+        &mut self,
+        spec: ToolSpec,
+        function: F,
+    ) -> Result<(), RegistryError>
+    where
+        I: DeserializeOwned + JsonSchema + 'static,
+        O: Serialize + JsonSchema + 'static,
+        F: ToolFn<S, I, Form, Output = Result<O, ToolError>>,
+        Form: 'static,
+    {
+        self.register(spec.output::<O>(), function)
+    }
+
+    /// [`Registry::register`] for a function of the shared state.
+    pub fn register<I, F, Form>(&mut self, spec: ToolSpec, function: F) -> Result<(), RegistryError>
+    where
+        I: DeserializeOwned + JsonSchema + 'static,
+        F: ToolFn<S, I, Form>,
+        Form: 'static,
+    {
+        let state = Arc::clone(&self.state);
+        let tool = TypedTool { state, function, form: std::marker::PhantomData };
+        self.registry.register_dyn(spec.input::<I>(), Arc::new(tool))
     }
 }
 

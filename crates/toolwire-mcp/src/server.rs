@@ -49,10 +49,9 @@ pub const STORED_RESULT_TEMPLATE: &str = toolwire_store::URI_TEMPLATE;
 pub struct GatewayConfig {
     /// `compat` (envelope first, default) or `spec`.
     pub phase: Phase,
-    /// The mapper: `_meta` prefix, limits per target, validation mode, server info.
+    /// The mapper: `_meta` prefix, limits per target, validation mode, and the server's name
+    /// and version, for results and for `initialize` and `server/discover` alike.
     pub mapper: OutputMapper,
-    /// The server name in `initialize` and `server/discover` (give the mapper the same one).
-    pub server_name: String,
     /// How long stored results stay readable.
     pub link_ttl: Duration,
     /// Send an over-limit result inline (with a warning) when the store fails, instead of a
@@ -74,7 +73,6 @@ impl GatewayConfig {
         Self {
             phase: Phase::Compat,
             mapper: OutputMapper::new(MapperConfig::default()),
-            server_name: "toolwire".into(),
             link_ttl: Duration::from_secs(3600),
             offload_fallback_inline: false,
             default_principal: Principal::anonymous(),
@@ -89,6 +87,13 @@ impl GatewayConfig {
     pub fn in_memory() -> Result<Self, KeyError> {
         let signer = LinkSigner::new(KeySet::generate()?);
         Ok(Self::new(StoredResults::new(Arc::new(MemoryStore::new()), signer)))
+    }
+
+    /// With the server's name and version: the one setting behind `serverInfo` everywhere.
+    pub fn server_info(mut self, name: &str, version: &str) -> Self {
+        let mapper = self.mapper.config().clone().with_server_info(name, version);
+        self.mapper = OutputMapper::new(mapper);
+        self
     }
 }
 
@@ -110,7 +115,6 @@ impl std::fmt::Debug for GatewayConfig {
         f.debug_struct("GatewayConfig")
             .field("phase", &self.phase)
             .field("mapper", &self.mapper)
-            .field("server_name", &self.server_name)
             .field("link_ttl", &self.link_ttl)
             .field("offload_fallback_inline", &self.offload_fallback_inline)
             .field("default_principal", &self.default_principal)
@@ -148,8 +152,9 @@ pub struct Gateway {
 impl Gateway {
     /// A gateway serving `registry`.
     pub fn new(registry: Registry, config: GatewayConfig) -> Arc<Self> {
+        let named = config.mapper.config();
         let info = ServerConfig::new(Extensions::default().capabilities())
-            .with_server_info(Implementation::new(&config.server_name, env!("CARGO_PKG_VERSION")));
+            .with_server_info(Implementation::new(named.server_name(), named.server_version()));
         Arc::new(Self { registry, config, info, legacy: LegacyCounter::default() })
     }
 
@@ -268,7 +273,7 @@ impl std::fmt::Debug for Extensions {
 
 /// The revision of this request: from its `_meta` on 2026-07-28, from the handshake or the
 /// `MCP-Protocol-Version` header otherwise (rmcp resolves both). Never a nearest-older guess.
-fn revision_of(ctx: &RequestContext<RoleServer>) -> Result<McpRevision, ErrorData> {
+pub(crate) fn revision_of(ctx: &RequestContext<RoleServer>) -> Result<McpRevision, ErrorData> {
     match ctx.protocol_version() {
         // Streamable HTTP without the header means 2025-03-26 (the transport's own default).
         None => Ok(McpRevision::V2025_03_26),
@@ -279,7 +284,7 @@ fn revision_of(ctx: &RequestContext<RoleServer>) -> Result<McpRevision, ErrorDat
 }
 
 /// The caller: what the HTTP layer put into the request, else the configured default.
-fn principal_of(ctx: &RequestContext<RoleServer>, gateway: &Gateway) -> Principal {
+pub(crate) fn principal_of(ctx: &RequestContext<RoleServer>, gateway: &Gateway) -> Principal {
     ctx.extensions
         .get::<http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<Principal>())
@@ -460,7 +465,7 @@ impl McpServer {
 
 /// The rendered result as rmcp sends it, with what rmcp leaves to the handler: it never adds
 /// `resultType` itself and strips it below 2026-07-28 (interop fact 1).
-fn complete(output: &Output, revision: McpRevision) -> Result<CallToolResponse, String> {
+pub(crate) fn complete(output: &Output, revision: McpRevision) -> Result<CallToolResponse, String> {
     let mut wire: CallToolResult = serde_json::from_str(output.json())
         .map_err(|e| format!("rendered result is not a CallToolResult: {e}"))?;
     wire.result_type = McpCaps::of(revision).result_type.then_some(ResultType::COMPLETE);
@@ -496,7 +501,7 @@ fn render_now(
     config.mapper.render(result, Target::Mcp(revision), config.phase, &cx)
 }
 
-fn internal(tool: &str, why: &str) -> ErrorData {
+pub(crate) fn internal(tool: &str, why: &str) -> ErrorData {
     tracing::error!(%tool, reason = %why, "tool call failed with an internal error");
     ErrorData::internal_error(format!("tool {tool} failed with an internal error"), None)
 }

@@ -98,6 +98,16 @@ impl MapperConfig {
         &self.prefix
     }
 
+    /// The server name results carry (`serverInfo.name`).
+    pub fn server_name(&self) -> &str {
+        &self.server_name
+    }
+
+    /// The server version results carry (`serverInfo.version`).
+    pub fn server_version(&self) -> &str {
+        &self.server_version
+    }
+
     /// The validation mode.
     pub fn validation(&self) -> ValidationMode {
         self.validation

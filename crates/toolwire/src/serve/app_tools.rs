@@ -48,6 +48,14 @@ pub enum AppToolError {
         /// Why not.
         reason: String,
     },
+    /// The annotations are not MCP tool annotations (a hint that is not a boolean, say).
+    #[error("tools `{tool}`: annotations are refused: {reason}")]
+    BadAnnotations {
+        /// The tool.
+        tool: String,
+        /// What was wrong.
+        reason: String,
+    },
     /// The HTTP client could not be built.
     #[error("cannot build the HTTP client: {0}")]
     Client(String),
@@ -87,8 +95,13 @@ pub fn register(registry: &mut Registry, tools: &[AppTool]) -> Result<(), AppToo
         if let Some(outputs) = &tool.outputs {
             spec = spec.output_schema(outputs.clone());
         }
-        if let Some(annotations) = &tool.annotations {
-            spec = spec.annotations(annotations.clone());
+        // An empty table publishes nothing, as if there were none.
+        if let Some(annotations) = tool.annotations.as_ref().filter(|a| !a.is_empty()) {
+            let typed =
+                serde_json::from_value(Value::Object(annotations.clone())).map_err(|e| {
+                    AppToolError::BadAnnotations { tool: tool.name.clone(), reason: e.to_string() }
+                })?;
+            spec = spec.annotations(typed);
         }
         let endpoint = Arc::new(Endpoint { tool: tool.clone(), headers, client, shown });
         registry.register_dyn(spec, Arc::new(AppHandler(endpoint)))?;

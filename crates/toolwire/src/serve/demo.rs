@@ -5,8 +5,9 @@ use std::sync::{Arc, RwLock};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, json};
 use toolwire_core::{ErrorCode, Pagination, Part, ToolError, ToolResult};
+use toolwire_mcp::rmcp::model::ToolAnnotations;
 use toolwire_mcp::{CallContext, Registry, RegistryError, ToolSpec};
 
 use super::png;
@@ -173,19 +174,13 @@ struct ChartInput {
     category: Option<String>,
 }
 
-fn read_only() -> Map<String, Value> {
-    let mut hints = Map::new();
-    hints.insert("readOnlyHint".into(), json!(true));
-    hints.insert("openWorldHint".into(), json!(false));
-    hints
+fn read_only() -> ToolAnnotations {
+    ToolAnnotations::new().read_only(true).open_world(false)
 }
 
 /// The annotations of the tools that change a price: not destructive, idempotent.
-fn price_change_hints() -> Map<String, Value> {
-    let mut hints = Map::new();
-    hints.insert("destructiveHint".into(), json!(false));
-    hints.insert("idempotentHint".into(), json!(true));
-    hints
+fn price_change_hints() -> ToolAnnotations {
+    ToolAnnotations::new().destructive(false).idempotent(true)
 }
 
 fn built(builder: toolwire_core::ToolResultBuilder) -> ToolResult {
@@ -196,8 +191,8 @@ fn built(builder: toolwire_core::ToolResultBuilder) -> ToolResult {
 
 /// Registers the demo tools on `registry`.
 pub fn register(registry: &mut Registry, catalog: &Catalog) -> Result<(), RegistryError> {
-    let c = catalog.clone();
-    registry.register(
+    let mut tools = registry.with_state(Arc::clone(catalog));
+    tools.register(
         ToolSpec::new(
             "catalog_search",
             "Search the product catalog by words and category; results come a page at a time.",
@@ -205,44 +200,31 @@ pub fn register(registry: &mut Registry, catalog: &Catalog) -> Result<(), Regist
         .title("Search the catalog")
         .annotations(read_only())
         .output::<Vec<Product>>(),
-        move |input: SearchInput, _cx: CallContext| {
-            let c = c.clone();
-            async move { search(&c, input) }
-        },
+        |c: Catalog, input: SearchInput| async move { search(&c, input) },
     )?;
-    let c = catalog.clone();
-    registry.register(
+    tools.register(
         ToolSpec::new("catalog_get", "Get one product by its id.")
             .title("Get a product")
             .annotations(read_only())
             .output::<Product>(),
-        move |input: GetInput, _cx: CallContext| {
-            let c = c.clone();
-            async move {
-                let found = read(&c, |products| product(products, input.id).cloned())?;
-                found.ok_or_else(|| not_found(input.id))
-            }
+        |c: Catalog, input: GetInput| async move {
+            let found = read(&c, |products| product(products, input.id).cloned())?;
+            found.ok_or_else(|| not_found(input.id))
         },
     )?;
-    let c = catalog.clone();
-    registry.register(
+    tools.register(
         ToolSpec::new("catalog_count", "Count the products, in one category or in all.")
             .title("Count products")
             .annotations(read_only())
             .output::<u64>(),
-        move |input: CountInput, _cx: CallContext| {
-            let c = c.clone();
-            async move {
-                let wanted = input.category.as_deref();
-                read(&c, |products| {
-                    products.iter().filter(|p| wanted.is_none_or(|w| p.category == w)).count()
-                        as u64
-                })
-            }
+        |c: Catalog, input: CountInput| async move {
+            let wanted = input.category.as_deref();
+            read(&c, |products| {
+                products.iter().filter(|p| wanted.is_none_or(|w| p.category == w)).count() as u64
+            })
         },
     )?;
-    let c = catalog.clone();
-    registry.register(
+    tools.register(
         ToolSpec::new(
             "catalog_update_price",
             "Change a product's price. With dryRun the change is only previewed (no privilege needed); a real update needs the catalog:write privilege.",
@@ -250,48 +232,34 @@ pub fn register(registry: &mut Registry, catalog: &Catalog) -> Result<(), Regist
         .title("Update a price")
         .annotations(price_change_hints())
         .output::<PriceChange>(),
-        move |input: UpdateInput, cx: CallContext| {
-            let c = c.clone();
-            async move { update_price(&c, input, &cx) }
+        |c: Catalog, input: UpdateInput, cx: CallContext| async move {
+            update_price(&c, input, &cx)
         },
     )?;
-    let c = catalog.clone();
-    registry.register(
+    tools.register(
         ToolSpec::new(
             "catalog_export",
             "Export the whole catalog; the result is large and is stored behind a link to read with resources/read.",
         )
         .title("Export the catalog")
         .annotations(read_only()),
-        move |_input: NoInput, _cx: CallContext| {
-            let c = c.clone();
-            async move {
-                let export = read(&c, |products| {
-                    ToolResult::builder()
-                        .data(json!(products))
-                        .summary(format!("The whole catalog: {} products.", products.len()))
-                });
-                match export {
-                    Ok(builder) => built(builder),
-                    Err(error) => ToolResult::failure(error),
-                }
-            }
+        |c: Catalog, _input: NoInput| async move {
+            read(&c, |products| {
+                ToolResult::success(json!(products))
+                    .with_summary(format!("The whole catalog: {} products.", products.len()))
+            })
         },
     )?;
-    let c = catalog.clone();
-    registry.register(
+    tools.register(
         ToolSpec::new(
             "catalog_chart",
             "Draw a PNG bar chart: products per category, or price bands of one category.",
         )
         .title("Chart the catalog")
         .annotations(read_only()),
-        move |input: ChartInput, _cx: CallContext| {
-            let c = c.clone();
-            async move { chart(&c, input) }
-        },
+        |c: Catalog, input: ChartInput| async move { chart(&c, input) },
     )?;
-    registry.register(
+    tools.register(
         ToolSpec::new(
             "legacy_echo",
             "Echo a text through a hand-built legacy {\"success\": …} string, the way old tools answer.",
@@ -299,7 +267,7 @@ pub fn register(registry: &mut Registry, catalog: &Catalog) -> Result<(), Regist
         .title("Echo (legacy)")
         .annotations(read_only())
         .output::<Echo>(),
-        |input: EchoInput, _cx: CallContext| async move { legacy_echo(&input.text) },
+        |input: EchoInput| async move { legacy_echo(&input.text) },
     )?;
     input::register(registry, catalog)
 }
@@ -349,12 +317,9 @@ fn search_in(products: &[Product], input: &SearchInput) -> ToolResult {
     if start + (items.len() as u64) < total {
         pagination = pagination.next_cursor((page + 1).to_string());
     }
-    built(
-        ToolResult::builder()
-            .data(json!(items))
-            .summary(format!("{total} products match; page {page} shows {}.", items.len()))
-            .pagination(pagination),
-    )
+    ToolResult::success(json!(items))
+        .with_summary(format!("{total} products match; page {page} shows {}.", items.len()))
+        .with_pagination(pagination)
 }
 
 fn update_price(catalog: &Catalog, input: UpdateInput, cx: &CallContext) -> ToolResult {
@@ -388,7 +353,7 @@ fn update_price(catalog: &Catalog, input: UpdateInput, cx: &CallContext) -> Tool
             change.name, change.old_price, change.new_price
         )
     };
-    built(ToolResult::builder().data(json!(change)).summary(summary).dry_run(input.dry_run))
+    ToolResult::success(json!(change)).with_summary(summary).with_dry_run(input.dry_run)
 }
 
 fn chart(catalog: &Catalog, input: ChartInput) -> ToolResult {
@@ -403,11 +368,11 @@ fn chart(catalog: &Catalog, input: ChartInput) -> ToolResult {
         None => format!("Bar chart of products per category ({}).", listed.join(", ")),
         Some(c) => format!("Bar chart of {c} per price band ({}).", listed.join(", ")),
     };
-    built(ToolResult::builder().summary(summary).part(Part::named_binary(
+    ToolResult::empty().with_summary(summary).with_part(Part::named_binary(
         png,
         "image/png",
         "chart.png",
-    )))
+    ))
 }
 
 /// Products per category, or per price band of `category`.

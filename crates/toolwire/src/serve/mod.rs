@@ -186,7 +186,6 @@ async fn serve(settings: Settings, fixtures: Option<Conformance>) -> Result<(), 
     let mut config = GatewayConfig::new(stored);
     config.phase = settings.phase;
     config.mapper = mapper(&settings)?;
-    config.server_name = settings.server_name.clone();
     config.link_ttl = settings.link_ttl;
     config.offload_fallback_inline = settings.offload_fallback_inline;
     config.default_principal =

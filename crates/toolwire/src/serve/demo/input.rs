@@ -4,6 +4,8 @@
 //! retry; on the handshake revisions the gateway asks over the connection; a client that cannot
 //! answer gets the failure `input_required`.
 
+use std::sync::Arc;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -49,8 +51,8 @@ struct Blurb {
 
 /// Registers the two tools.
 pub(super) fn register(registry: &mut Registry, catalog: &Catalog) -> Result<(), RegistryError> {
-    let c = catalog.clone();
-    registry.register(
+    let mut tools = registry.with_state(Arc::clone(catalog));
+    tools.register(
         ToolSpec::new(
             "catalog_confirm_price",
             "Change a product's price after the user confirms it (the client asks the user); needs the catalog:write privilege.",
@@ -58,13 +60,11 @@ pub(super) fn register(registry: &mut Registry, catalog: &Catalog) -> Result<(),
         .title("Update a price, confirmed")
         .annotations(price_change_hints())
         .output::<PriceChange>(),
-        move |input: ConfirmInput, cx: CallContext| {
-            let c = c.clone();
-            async move { confirm_price(&c, input, &cx) }
+        |c: Catalog, input: ConfirmInput, cx: CallContext| async move {
+            confirm_price(&c, input, &cx)
         },
     )?;
-    let c = catalog.clone();
-    registry.register(
+    tools.register(
         ToolSpec::new(
             "catalog_describe",
             "Write a one-sentence blurb for a product with the client's model (sampling).",
@@ -72,10 +72,7 @@ pub(super) fn register(registry: &mut Registry, catalog: &Catalog) -> Result<(),
         .title("Describe a product")
         .annotations(read_only())
         .output::<Blurb>(),
-        move |input: DescribeInput, cx: CallContext| {
-            let c = c.clone();
-            async move { describe(&c, input, &cx) }
-        },
+        |c: Catalog, input: DescribeInput, cx: CallContext| async move { describe(&c, input, &cx) },
     )?;
     Ok(())
 }
@@ -87,9 +84,7 @@ fn confirm_price(catalog: &Catalog, input: ConfirmInput, cx: &CallContext) -> To
         Confirmation::Refused => {
             let preview = update_price(catalog, update(true), cx);
             match preview.data() {
-                Some(_) => {
-                    built(preview.to_builder().summary("The user declined; nothing was changed."))
-                }
+                Some(_) => preview.with_summary("The user declined; nothing was changed."),
                 None => preview,
             }
         }
@@ -132,7 +127,7 @@ fn describe(catalog: &Catalog, input: DescribeInput, cx: &CallContext) -> ToolRe
         Some(blurb) => {
             let summary = format!("A blurb for {name} by the client's model.");
             let data = Blurb { id: input.id, name, blurb };
-            built(ToolResult::builder().data(json!(data)).summary(summary))
+            ToolResult::success(json!(data)).with_summary(summary)
         }
         None => {
             let prompt = format!(

@@ -194,39 +194,38 @@ impl McpServer {
     }
 
     /// The same server, also serving `resources` (replacing any set before).
-    pub fn with_resources(mut self, resources: impl Resources) -> Self {
-        Arc::make_mut(&mut self.extensions).resources = Some(Arc::new(resources));
-        self
+    pub fn with_resources(self, resources: impl Resources) -> Self {
+        self.extended(|extensions| extensions.resources = Some(Arc::new(resources)))
     }
 
     /// The same server, serving `prompts` (announces `prompts`).
-    pub fn with_prompts(mut self, prompts: impl Prompts) -> Self {
-        Arc::make_mut(&mut self.extensions).prompts = Some(Arc::new(prompts));
-        self
+    pub fn with_prompts(self, prompts: impl Prompts) -> Self {
+        self.extended(|extensions| extensions.prompts = Some(Arc::new(prompts)))
     }
 
     /// The same server, answering `completion/complete` with `completion` (announces
     /// `completions`).
-    pub fn with_completion(mut self, completion: impl Completion) -> Self {
-        Arc::make_mut(&mut self.extensions).completion = Some(Arc::new(completion));
-        self
+    pub fn with_completion(self, completion: impl Completion) -> Self {
+        self.extended(|extensions| extensions.completion = Some(Arc::new(completion)))
     }
 
     /// The same server, accepting resource subscriptions (announces `resources.subscribe`).
-    pub fn with_subscriptions(mut self, subscriptions: impl Subscriptions) -> Self {
-        Arc::make_mut(&mut self.extensions).subscriptions = Some(Arc::new(subscriptions));
-        self
+    pub fn with_subscriptions(self, subscriptions: impl Subscriptions) -> Self {
+        self.extended(|extensions| extensions.subscriptions = Some(Arc::new(subscriptions)))
     }
 
     /// The same server, taking `logging/setLevel` (announces `logging`).
-    pub fn with_logging(mut self, logging: impl Logging) -> Self {
-        Arc::make_mut(&mut self.extensions).logging = Some(Arc::new(logging));
-        self
+    pub fn with_logging(self, logging: impl Logging) -> Self {
+        self.extended(|extensions| extensions.logging = Some(Arc::new(logging)))
     }
 
     /// The same server, running `guard` before every tool call.
-    pub fn with_call_guard(mut self, guard: impl CallGuard) -> Self {
-        Arc::make_mut(&mut self.extensions).guard = Some(Arc::new(guard));
+    pub fn with_call_guard(self, guard: impl CallGuard) -> Self {
+        self.extended(|extensions| extensions.guard = Some(Arc::new(guard)))
+    }
+
+    fn extended(mut self, set: impl FnOnce(&mut Extensions)) -> Self {
+        set(Arc::make_mut(&mut self.extensions));
         self
     }
 }

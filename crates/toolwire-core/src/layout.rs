@@ -1,10 +1,12 @@
 //! The target-independent layout of one render: the ordered abstract blocks for the phase and
 //! shape, and what goes into the structured slot. Built once per render; every lowering reads
-//! it. The data is serialized here, once, and every copy a format needs is taken from that text.
+//! it. The data is serialized here, once (as a [`RawValue`]), and every copy a format needs is
+//! taken from that text.
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
-use crate::lower::to_json;
+use crate::error::ErrorCode;
 use crate::result::{Provenance, ToolResult};
 use crate::target::{Phase, Shape};
 use crate::timestamp::Timestamp;
@@ -71,58 +73,97 @@ pub(crate) struct Declared {
     pub(crate) schema: DataSchema,
 }
 
-/// The layout of one render.
-#[derive(Debug)]
+/// The layout of one render: the result and what was decided about it.
+#[derive(Debug, Clone, Copy)]
 pub struct Layout<'r> {
-    pub(crate) result: &'r ToolResult,
-    pub(crate) data_json: Option<String>,
-    pub(crate) generated_at: Timestamp,
-    pub(crate) input_schema: Option<&'r Value>,
+    result: &'r ToolResult,
+    plan: &'r Plan,
+}
+
+/// What a layout decided, owned, so that a rendered result can keep it beside the result it was
+/// made for (an MCP output's typed form).
+#[derive(Debug, Clone)]
+pub(crate) struct Plan {
+    data_json: Option<Box<RawValue>>,
+    generated_at: Timestamp,
+    /// The tool's input schema, kept only where the lowering writes it (the envelope of an
+    /// `invalid_arguments` failure).
+    input_schema: Option<Value>,
     blocks: Vec<Block>,
     structured: Structured,
 }
 
-impl<'r> Layout<'r> {
+impl Plan {
     /// Lays out `result` for `phase`; `generated_at` is the result's own timestamp or the
     /// render time.
     pub(crate) fn new(
-        result: &'r ToolResult,
+        result: &ToolResult,
         phase: Phase,
         declared: Declared,
         generated_at: Timestamp,
-        input_schema: Option<&'r Value>,
+        input_schema: Option<&Value>,
     ) -> Self {
-        let data_json = result.data().map(to_json);
+        // Serializing a `Value` cannot fail (its keys are strings); `None` would only drop the
+        // data copies.
+        let data_json = result.data().and_then(|data| serde_json::value::to_raw_value(data).ok());
         let (blocks, structured) = match result.provenance() {
             Provenance::Passthrough(_) => (vec![Block::Passthrough], Structured::Absent),
             _ => (blocks(result, phase), structured(result, declared)),
         };
-        Self { result, data_json, generated_at, input_schema, blocks, structured }
+        let input_schema = input_schema
+            .filter(|_| {
+                structured == Structured::Envelope
+                    && result.error().is_some_and(|e| e.code == ErrorCode::InvalidArguments)
+            })
+            .cloned();
+        Self { data_json, generated_at, input_schema, blocks, structured }
+    }
+
+    /// Drops the structured slot (a warn-mode schema mismatch).
+    pub(crate) fn without_structured(&mut self) {
+        self.structured = Structured::Absent;
+    }
+}
+
+impl<'r> Layout<'r> {
+    /// The layout `plan` made for `result`.
+    pub(crate) fn new(result: &'r ToolResult, plan: &'r Plan) -> Self {
+        Self { result, plan }
     }
 
     /// The blocks, in wire order.
-    pub fn blocks(&self) -> &[Block] {
-        &self.blocks
+    pub fn blocks(&self) -> &'r [Block] {
+        &self.plan.blocks
     }
 
     /// The structured slot.
     pub fn structured(&self) -> Structured {
-        self.structured
+        self.plan.structured
     }
 
     /// The result being rendered.
-    pub fn result(&self) -> &ToolResult {
+    pub fn result(&self) -> &'r ToolResult {
         self.result
     }
 
     /// The data as compact JSON text (serialized once, here).
-    pub fn data_json(&self) -> Option<&str> {
-        self.data_json.as_deref()
+    pub fn data_json(&self) -> Option<&'r str> {
+        self.plan.data_json.as_deref().map(RawValue::get)
+    }
+
+    /// The data as raw JSON (serialized once, here).
+    pub fn data_raw(&self) -> Option<&'r RawValue> {
+        self.plan.data_json.as_deref()
     }
 
     /// The generation time every lowering writes.
     pub fn generated_at(&self) -> Timestamp {
-        self.generated_at
+        self.plan.generated_at
+    }
+
+    /// The tool's input schema, where the envelope of an `invalid_arguments` failure carries it.
+    pub(crate) fn input_schema(&self) -> Option<&'r Value> {
+        self.plan.input_schema.as_ref()
     }
 
     /// The raw string of a passthrough result.
@@ -131,12 +172,6 @@ impl<'r> Layout<'r> {
             Provenance::Passthrough(raw) => Some(raw),
             _ => None,
         }
-    }
-
-    /// Drops the structured slot (a warn-mode schema mismatch).
-    pub(crate) fn without_structured(mut self) -> Self {
-        self.structured = Structured::Absent;
-        self
     }
 }
 

@@ -28,6 +28,7 @@ pub use error::{ErrorCode, ToolError};
 pub use host::{HostProfile, HostProfiles, Reads, model_view};
 pub use input::{Confirmation, Elicited, InputRequest, InputRequired, InputRound};
 pub use link::StoredLink;
+pub use lower::mcp::McpOutput;
 pub use mapper::{
     ConfigError, MapperConfig, NeedsOffload, Output, OutputMapper, RenderContext, RenderError,
     Rendered,

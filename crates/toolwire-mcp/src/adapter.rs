@@ -7,7 +7,7 @@
 //! output with [`output_schema`] so that what it publishes is what toolwire validates against.
 //! Results over the limit are stored behind a link: the server's `read_resource` and
 //! `list_resource_templates` hand over to the renderer's, which serve them as the gateway does.
-//! The typed [`Registry`](crate::Registry) publishes per revision and also runs the tools.
+//! The typed [`Registry`] publishes per revision and also runs the tools.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -125,8 +125,12 @@ impl Renderer {
                 .output(&declared.output)
                 .input_schema(&declared.input_schema)
                 .host(&host);
-            let target = Target::Mcp(revision);
-            config.mapper.render(&result.down_levelled(), target, config.phase, &cx)
+            // Asking for input needs the rounds of the registry: here it is the failure.
+            let result = match result.is_input_required() {
+                true => result.down_levelled().into_owned(),
+                false => result,
+            };
+            config.mapper.render_owned(result, Target::Mcp(revision), config.phase, &cx)
         })
         .await
         .map_err(|e| internal(&e.to_string()))?
@@ -154,7 +158,7 @@ impl Renderer {
         for warning in output.warnings() {
             tracing::warn!(%tool, %warning, "render warning");
         }
-        server::complete(&output, revision).map_err(|why| internal(&why))
+        server::call_tool_response(output).map_err(|why| internal(&why))
     }
 
     /// `resources/read` of a stored result (answer the server's `read_resource` with it): read

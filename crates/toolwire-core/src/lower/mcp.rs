@@ -2,6 +2,10 @@
 //! [`McpCaps::of`]. The revisions differ only in the rows of that table; the block order and the
 //! structured slot come from the layout.
 //!
+//! The result is built as borrowing serde structs ([`CallToolResult`], [`InputRequiredResult`])
+//! whose field order is the key order: serialized, they are the exact wire text; read field by
+//! field, they are what an MCP SDK is handed without parsing that text.
+//!
 //! `CallToolResult` keys in order: `resultType` (2026-07-28), `content`, `structuredContent`,
 //! `isError` (only on failure), `_meta`. The result `_meta` always holds at least
 //! `<p>/generatedAt`; on 2026-07-28 `io.modelcontextprotocol/serverInfo` follows the toolwire keys.
@@ -11,16 +15,24 @@
 //! Error codes are written verbatim, unknown ones included: every place MCP carries a code
 //! (the `{"error":…}` text and structured copies) is a free string.
 
-use std::fmt::Write as _;
+use std::borrow::Cow;
+use std::fmt::{self, Write as _};
+
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
 use super::{
-    Obj, legacy, stored_link_name, write_base64, write_map, write_part_uri, write_prefixed_meta,
-    write_str,
+    Base64, Displayed, EmptyObject, PartUri, PrefixedMeta, PrefixedOne, ResourceLink, legacy,
+    stored_link_name,
 };
-use crate::layout::{Block, DataSchema, Layout, Structured};
+use crate::error::{ErrorCode, ToolError};
+use crate::input::InputRequired;
+use crate::layout::{Block, DataSchema, Layout, Plan, Structured};
 use crate::link::StoredLink;
 use crate::part::{BinaryPart, EmbeddedResourcePart, Part, ResourceContents, ResourceLinkPart};
-use crate::result::Provenance;
+use crate::result::{Provenance, ToolResult};
 use crate::target::McpRevision;
 
 pub use crate::revision::{McpCaps, StructuredCap};
@@ -38,154 +50,434 @@ pub(crate) struct McpSettings<'c> {
     pub(crate) reads_links: bool,
 }
 
-/// Appends the `CallToolResult` of `layout` for `revision` to `out`.
-pub(crate) fn render(
-    out: &mut String,
-    layout: &Layout<'_>,
-    revision: McpRevision,
-    settings: &McpSettings<'_>,
-) {
-    let caps = McpCaps::of(revision);
-    let result = layout.result();
-    let mut obj = Obj::open(out);
-    if caps.result_type {
-        obj.str("resultType", "complete");
-    }
-    let content = obj.key("content");
-    content.push('[');
-    for (i, block) in layout.blocks().iter().enumerate() {
-        if i > 0 {
-            content.push(',');
+/// A `CallToolResult` as toolwire sends it; serializes to the exact wire text.
+#[non_exhaustive]
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolResult<'a> {
+    /// `"complete"` where the revision carries `resultType` (2026-07-28).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result_type: Option<&'static str>,
+    /// The content blocks, in wire order.
+    pub content: Vec<ContentBlock<'a>>,
+    /// The structured slot, when the revision and the result send one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<StructuredContent<'a>>,
+    /// `true` on failure; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    /// The result `_meta`.
+    #[serde(rename = "_meta")]
+    pub meta: ResultMeta<'a>,
+}
+
+/// A 2026-07-28 `InputRequiredResult` as toolwire sends it; serializes to the exact wire text.
+#[non_exhaustive]
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InputRequiredResult<'a> {
+    /// Always `"input_required"`.
+    pub result_type: &'static str,
+    /// The requests (present whenever there are any, and always without a sealed state).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_requests: Option<InputRequests<'a>>,
+    /// The sealed state the client passes back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_state: Option<&'a str>,
+    /// The result `_meta`, as on a complete result.
+    #[serde(rename = "_meta")]
+    pub meta: ResultMeta<'a>,
+}
+
+/// The `inputRequests` map: key → the request as sent.
+#[derive(Debug, Clone, Copy)]
+pub struct InputRequests<'a>(pub &'a InputRequired);
+
+impl Serialize for InputRequests<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.requests.len()))?;
+        for (key, request) in &self.0.requests {
+            map.serialize_entry(key, &request.to_value())?;
         }
-        write_block(content, layout, *block, caps, settings);
+        map.end()
     }
-    content.push(']');
-    write_structured(&mut obj, layout, caps);
-    if result.is_failure() {
-        obj.bool("isError", true);
-    }
-    write_result_meta(&mut obj, layout, settings, caps.result_type);
-    obj.close();
 }
 
-/// Appends the `InputRequiredResult` of `layout`'s input-required result: `resultType`,
-/// `inputRequests` (when there are any), `requestState` (the sealed state the caller passes),
-/// then the same `_meta` as a complete result.
-pub(crate) fn render_input_required(
-    out: &mut String,
-    layout: &Layout<'_>,
-    request_state: Option<&str>,
-    settings: &McpSettings<'_>,
-) {
-    let mut obj = Obj::open(out);
-    obj.str("resultType", "input_required");
+/// A rendered MCP result of either kind.
+#[non_exhaustive]
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum McpResult<'a> {
+    /// A `CallToolResult`.
+    Complete(CallToolResult<'a>),
+    /// An `InputRequiredResult` (2026-07-28).
+    InputRequired(InputRequiredResult<'a>),
+}
+
+/// The result `_meta`: the toolwire keys, then `io.modelcontextprotocol/serverInfo` where the
+/// revision carries it.
+#[derive(Debug, Clone, Copy)]
+pub struct ResultMeta<'a> {
+    toolwire: PrefixedMeta<'a>,
+    server_info: Option<ServerInfo<'a>>,
+}
+
+impl Serialize for ResultMeta<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        self.toolwire.entries(&mut map)?;
+        if let Some(info) = &self.server_info {
+            map.serialize_entry("io.modelcontextprotocol/serverInfo", info)?;
+        }
+        map.end()
+    }
+}
+
+/// `serverInfo`: the server's name and version.
+#[derive(Debug, Clone, Copy, Serialize)]
+struct ServerInfo<'a> {
+    name: &'a str,
+    version: &'a str,
+}
+
+/// One content block.
+#[non_exhaustive]
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentBlock<'a> {
+    /// A text block.
+    Text {
+        /// The text.
+        text: Cow<'a, str>,
+    },
+    /// An image block.
+    Image(MediaContent<'a>),
+    /// An audio block.
+    Audio(MediaContent<'a>),
+    /// An embedded resource.
+    Resource(EmbeddedResource<'a>),
+    /// A `resource_link` block.
+    ResourceLink(ResourceLink<'a>),
+}
+
+/// An image or audio block: base64 data and its MIME type.
+#[non_exhaustive]
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MediaContent<'a> {
+    /// The bytes, base64 on the wire.
+    pub data: Base64<'a>,
+    /// The MIME type.
+    pub mime_type: &'a str,
+    /// `{"<p>/name": …}` for a named part, where blocks carry `_meta`.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<PrefixedOne<'a, &'a str>>,
+}
+
+/// An embedded resource block.
+#[non_exhaustive]
+#[derive(Debug, Serialize)]
+pub struct EmbeddedResource<'a> {
+    /// The resource contents.
+    pub resource: EmbeddedContents<'a>,
+    /// `{"<p>/name": …}` for a named binary part, where blocks carry `_meta`.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<PrefixedOne<'a, &'a str>>,
+}
+
+/// The contents of an embedded resource: `uri`, `mimeType`, then `text` or `blob`.
+#[non_exhaustive]
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EmbeddedContents<'a> {
+    /// The resource URI.
+    pub uri: ResourceUri<'a>,
+    /// The MIME type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<&'a str>,
+    /// Text contents.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<&'a str>,
+    /// Binary contents, base64 on the wire.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blob: Option<Base64<'a>>,
+}
+
+/// A resource URI: the part's own, or the synthesized part URI of a binary part.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(untagged)]
+pub enum ResourceUri<'a> {
+    /// A URI as given.
+    Given(&'a str),
+    /// `toolwire://part/<index>/<name>`.
+    Part(PartUri<'a>),
+}
+
+impl fmt::Display for ResourceUri<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Given(uri) => f.write_str(uri),
+            Self::Part(uri) => uri.fmt(f),
+        }
+    }
+}
+
+/// What goes into `structuredContent`.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy)]
+pub enum StructuredContent<'a> {
+    /// The data itself.
+    Data(&'a RawValue),
+    /// `{"result": <data>}` (non-object data where only objects are allowed).
+    Wrapped(&'a RawValue),
+    /// `{"error":{"code","message","details"?}}`.
+    Error(&'a ToolError),
+    /// The envelope shape `{"success","message","data","input_schema"?}`.
+    Envelope(EnvelopeStructured<'a, &'a RawValue>),
+}
+
+impl Serialize for StructuredContent<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Data(data) => data.serialize(serializer),
+            Self::Wrapped(data) => {
+                let mut map = serializer.serialize_map(Some(1))?;
+                map.serialize_entry("result", data)?;
+                map.end()
+            }
+            Self::Error(error) => ErrorWrapper::full(error).serialize(serializer),
+            Self::Envelope(envelope) => envelope.serialize(serializer),
+        }
+    }
+}
+
+/// `{"error":{"code","message"?,"details"?}}`: the structured failure (with the message) and the
+/// spec-phase error text (without it).
+#[derive(Debug, Clone, Copy, Serialize)]
+struct ErrorWrapper<'a> {
+    error: ErrorBody<'a>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize)]
+struct ErrorBody<'a> {
+    code: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    details: Option<&'a Map<String, Value>>,
+}
+
+impl<'a> ErrorWrapper<'a> {
+    fn full(error: &'a ToolError) -> Self {
+        Self {
+            error: ErrorBody {
+                code: error.code.as_str(),
+                message: Some(&error.message),
+                details: error.details.as_ref(),
+            },
+        }
+    }
+}
+
+/// The envelope's `structuredContent` (DESIGN §5, the envelope shape): `success`, `message` (the
+/// summary on success, `""` when none; the error message on failure), `data` (the data on
+/// success, `{}` on failure or without data), then `input_schema` (the tool's input schema)
+/// after an `invalid_arguments` failure. `D` is the data's form: raw JSON on the wire, a
+/// `Value` for [`envelope_structured`](crate::schema::envelope_structured).
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct EnvelopeStructured<'a, D> {
+    /// True on success.
+    pub success: bool,
+    /// The summary or the error message.
+    pub message: &'a str,
+    /// The data, or `{}`.
+    pub data: EnvelopeData<D>,
+    /// The tool's input schema after an `invalid_arguments` failure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_schema: Option<&'a Value>,
+}
+
+/// The envelope's `data`: the data, or `{}`.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(untagged)]
+pub enum EnvelopeData<D> {
+    /// The data.
+    Data(D),
+    /// `{}`.
+    Empty(EmptyObject),
+}
+
+impl<'a, D> EnvelopeStructured<'a, D> {
+    /// The envelope of `result` whose data (on success) is `data`.
+    pub(crate) fn new(
+        result: &'a ToolResult,
+        data: Option<D>,
+        input_schema: Option<&'a Value>,
+    ) -> Self {
+        let empty = EnvelopeData::Empty(EmptyObject);
+        match result.error() {
+            None => Self {
+                // An input-required result (never sent with this shape) is no success.
+                success: result.is_success(),
+                message: result.summary().unwrap_or_default(),
+                data: data.map_or(empty, EnvelopeData::Data),
+                input_schema: None,
+            },
+            Some(error) => Self {
+                success: false,
+                message: &error.message,
+                data: empty,
+                input_schema: input_schema.filter(|_| error.code == ErrorCode::InvalidArguments),
+            },
+        }
+    }
+}
+
+/// The `CallToolResult` (or, for an input-required result, the `InputRequiredResult`) of
+/// `layout` for `revision`.
+pub(crate) fn lower<'a>(
+    layout: Layout<'a>,
+    revision: McpRevision,
+    request_state: Option<&'a str>,
+    settings: &McpSettings<'a>,
+) -> McpResult<'a> {
+    if layout.result().is_input_required() {
+        McpResult::InputRequired(input_required(layout, request_state, settings))
+    } else {
+        McpResult::Complete(call_tool_result(layout, revision, settings))
+    }
+}
+
+/// The `CallToolResult` of `layout` for `revision`.
+fn call_tool_result<'a>(
+    layout: Layout<'a>,
+    revision: McpRevision,
+    settings: &McpSettings<'a>,
+) -> CallToolResult<'a> {
+    let caps = McpCaps::of(revision);
+    let mut content = Vec::with_capacity(layout.blocks().len() + 1);
+    for block in layout.blocks() {
+        push_block(&mut content, layout, *block, caps, settings);
+    }
+    CallToolResult {
+        result_type: caps.result_type.then_some("complete"),
+        content,
+        structured_content: structured(layout, caps),
+        is_error: layout.result().is_failure().then_some(true),
+        meta: result_meta(layout, settings, caps.result_type),
+    }
+}
+
+/// The `InputRequiredResult` of `layout`'s input-required result: `resultType`, `inputRequests`
+/// (when there are any), `requestState` (the sealed state the caller passes), then the same
+/// `_meta` as a complete result.
+fn input_required<'a>(
+    layout: Layout<'a>,
+    request_state: Option<&'a str>,
+    settings: &McpSettings<'a>,
+) -> InputRequiredResult<'a> {
     // At least one of the two is present: without a sealed state the requests always are.
-    if let Some(input) = layout.result().input_required_requests()
-        && (!input.requests.is_empty() || request_state.is_none())
-    {
-        write_map(obj.key("inputRequests"), &input.requests_value());
+    let input_requests = layout
+        .result()
+        .input_required_requests()
+        .filter(|input| !input.requests.is_empty() || request_state.is_none())
+        .map(InputRequests);
+    InputRequiredResult {
+        result_type: "input_required",
+        input_requests,
+        request_state,
+        meta: result_meta(layout, settings, true),
     }
-    if let Some(state) = request_state {
-        obj.str("requestState", state);
-    }
-    write_result_meta(&mut obj, layout, settings, true);
-    obj.close();
 }
 
-/// The result `_meta`: the toolwire keys, then `serverInfo` where the revision carries it.
-fn write_result_meta(
-    obj: &mut Obj<'_>,
-    layout: &Layout<'_>,
-    settings: &McpSettings<'_>,
+fn result_meta<'a>(
+    layout: Layout<'a>,
+    settings: &McpSettings<'a>,
     server_info: bool,
-) {
-    let meta = obj.key("_meta");
-    let mut meta = Obj::open(meta);
-    write_prefixed_meta(&mut meta, layout, settings.prefix, true);
-    if server_info {
-        let info = meta.key("io.modelcontextprotocol/serverInfo");
-        let mut info = Obj::open(info);
-        info.str("name", settings.server_name);
-        info.str("version", settings.server_version);
-        info.close();
+) -> ResultMeta<'a> {
+    ResultMeta {
+        toolwire: PrefixedMeta::new(layout, settings.prefix, true),
+        server_info: server_info
+            .then_some(ServerInfo { name: settings.server_name, version: settings.server_version }),
     }
-    meta.close();
 }
 
-fn text_block(out: &mut String, text: &str) {
-    out.push_str("{\"type\":\"text\",\"text\":");
-    write_str(out, text);
-    out.push('}');
+fn text<'a>(text: impl Into<Cow<'a, str>>) -> ContentBlock<'a> {
+    ContentBlock::Text { text: text.into() }
 }
 
-fn write_block(
-    out: &mut String,
-    layout: &Layout<'_>,
+fn push_block<'a>(
+    content: &mut Vec<ContentBlock<'a>>,
+    layout: Layout<'a>,
     block: Block,
     caps: McpCaps,
-    settings: &McpSettings<'_>,
+    settings: &McpSettings<'a>,
 ) {
     let result = layout.result();
-    match block {
+    let block = match block {
         Block::Envelope => match result.provenance() {
-            Provenance::LegacyEnvelope(raw) => text_block(out, raw),
+            Provenance::LegacyEnvelope(raw) => text(raw.as_str()),
             _ => {
                 let mut envelope =
                     String::with_capacity(layout.data_json().map_or(256, |data| data.len() + 256));
-                legacy::render(&mut envelope, layout, false);
-                text_block(out, &envelope);
+                legacy::render(&mut envelope, &layout, false);
+                text(envelope)
             }
         },
-        Block::Passthrough => text_block(out, layout.passthrough().unwrap_or_default()),
-        Block::Data => text_block(out, layout.data_json().unwrap_or("null")),
-        Block::Summary => text_block(out, result.summary().unwrap_or_default()),
-        Block::ErrorMessage => {
-            text_block(out, result.error().map_or("", |error| error.message.as_str()));
-        }
+        Block::Passthrough => text(layout.passthrough().unwrap_or_default()),
+        Block::Data => text(layout.data_json().unwrap_or("null")),
+        Block::Summary => text(result.summary().unwrap_or_default()),
+        Block::ErrorMessage => text(result.error().map_or("", |error| error.message.as_str())),
         Block::ErrorJson => {
-            let mut text = String::new();
-            let mut wrapper = Obj::open(&mut text);
-            let mut error = Obj::open(wrapper.key("error"));
-            if let Some(e) = result.error() {
-                error.str("code", e.code.as_str());
-                if let Some(details) = &e.details {
-                    write_map(error.key("details"), details);
+            let body = match result.error() {
+                Some(e) => {
+                    ErrorBody { code: e.code.as_str(), message: None, details: e.details.as_ref() }
                 }
-            }
-            error.close();
-            wrapper.close();
-            text_block(out, &text);
+                None => ErrorBody { code: "", message: None, details: None },
+            };
+            text(super::to_json_string(&ErrorWrapper { error: body }))
         }
         Block::Meta => {
-            let mut text = String::new();
-            let mut wrapper = Obj::open(&mut text);
-            let mut meta = Obj::open(wrapper.key("_meta"));
-            write_prefixed_meta(&mut meta, layout, settings.prefix, false);
-            meta.close();
-            wrapper.close();
-            text_block(out, &text);
-        }
-        Block::Part(index) => {
-            if let Some(part) = result.parts().get(index) {
-                write_part(out, index, part, caps, settings.prefix);
+            #[derive(Serialize)]
+            struct MetaText<'a> {
+                #[serde(rename = "_meta")]
+                meta: PrefixedMeta<'a>,
             }
+            text(super::to_json_string(&MetaText {
+                meta: PrefixedMeta::new(layout, settings.prefix, false),
+            }))
         }
+        Block::Part(index) => match result.parts().get(index) {
+            Some(part) => part_block(index, part, caps, settings.prefix),
+            None => return,
+        },
         Block::StoredLink(index) => {
             if let Some(link) = result.stored_links().get(index) {
-                write_stored_link(out, layout, link, caps, settings);
+                push_stored_link(content, layout, link, caps, settings);
             }
+            return;
         }
-        Block::Null => text_block(out, "null"),
-    }
+        Block::Null => text("null"),
+    };
+    content.push(block);
 }
 
-fn write_part(out: &mut String, index: usize, part: &Part, caps: McpCaps, prefix: &str) {
+fn part_block<'a>(
+    index: usize,
+    part: &'a Part,
+    caps: McpCaps,
+    prefix: &'a str,
+) -> ContentBlock<'a> {
     match part {
-        Part::Text(text) => text_block(out, &text.text),
-        Part::Binary(binary) => write_binary(out, index, binary, caps, prefix),
-        Part::ResourceLink(link) if caps.resource_link => write_resource_link(out, link),
-        Part::ResourceLink(link) => text_block(out, &resource_link_text(link)),
-        Part::EmbeddedResource(resource) => write_embedded(out, resource),
+        Part::Text(part) => text(part.text.as_str()),
+        Part::Binary(binary) => binary_block(index, binary, caps, prefix),
+        Part::ResourceLink(link) if caps.resource_link => {
+            ContentBlock::ResourceLink(ResourceLink::from(link))
+        }
+        Part::ResourceLink(link) => text(resource_link_text(link)),
+        Part::EmbeddedResource(resource) => embedded_block(resource),
     }
 }
 
@@ -195,47 +487,114 @@ fn has_major_type(mime: &str, major: &str) -> bool {
         && mime[..major.len()].eq_ignore_ascii_case(major)
 }
 
-fn write_binary(out: &mut String, index: usize, binary: &BinaryPart, caps: McpCaps, prefix: &str) {
+fn binary_block<'a>(
+    index: usize,
+    binary: &'a BinaryPart,
+    caps: McpCaps,
+    prefix: &'a str,
+) -> ContentBlock<'a> {
     let mime = binary.mime_type.as_str();
-    let kind = if has_major_type(mime, "image") {
-        Some("image")
+    let meta = binary.name.as_deref().filter(|_| caps.block_meta).map(|name| PrefixedOne {
+        prefix,
+        name: "name",
+        value: name,
+    });
+    let media = || MediaContent { data: Base64(&binary.data), mime_type: mime, meta };
+    if has_major_type(mime, "image") {
+        ContentBlock::Image(media())
     } else if has_major_type(mime, "audio") && caps.audio {
-        Some("audio")
+        ContentBlock::Audio(media())
     } else {
-        None
-    };
-    let mut obj = Obj::open(out);
-    match kind {
-        Some(kind) => {
-            obj.str("type", kind);
-            write_base64(obj.key("data"), &binary.data);
-            obj.str("mimeType", mime);
-        }
-        None => {
-            // Neither image nor (on this revision) audio: an embedded resource blob under the
-            // synthesized part URI.
-            obj.str("type", "resource");
-            let mut resource = Obj::open(obj.key("resource"));
-            write_part_uri(resource.key("uri"), index, binary.name.as_deref());
-            resource.str("mimeType", mime);
-            write_base64(resource.key("blob"), &binary.data);
-            resource.close();
-        }
+        // Neither image nor (on this revision) audio: an embedded resource blob under the
+        // synthesized part URI.
+        ContentBlock::Resource(EmbeddedResource {
+            resource: EmbeddedContents {
+                uri: ResourceUri::Part(PartUri { index, name: binary.name.as_deref() }),
+                mime_type: Some(mime),
+                text: None,
+                blob: Some(Base64(&binary.data)),
+            },
+            meta,
+        })
     }
-    if caps.block_meta
-        && let Some(name) = &binary.name
-    {
-        let mut meta = Obj::open(obj.key("_meta"));
-        write_str(meta.prefixed_key(prefix, "name"), name);
-        meta.close();
-    }
-    obj.close();
 }
 
-fn write_resource_link(out: &mut String, link: &ResourceLinkPart) {
-    let mut obj = Obj::open(out);
-    crate::v1::write_resource_link_members(&mut obj, link);
-    obj.close();
+fn embedded_block(resource: &EmbeddedResourcePart) -> ContentBlock<'_> {
+    let (text, blob) = match &resource.contents {
+        ResourceContents::Text(text) => (Some(text.as_str()), None),
+        ResourceContents::Blob(blob) => (None, Some(Base64(blob))),
+    };
+    ContentBlock::Resource(EmbeddedResource {
+        resource: EmbeddedContents {
+            uri: ResourceUri::Given(&resource.uri),
+            mime_type: resource.mime_type.as_deref(),
+            text,
+            blob,
+        },
+        meta: None,
+    })
+}
+
+fn push_stored_link<'a>(
+    content: &mut Vec<ContentBlock<'a>>,
+    layout: Layout<'a>,
+    link: &'a StoredLink,
+    caps: McpCaps,
+    settings: &McpSettings<'a>,
+) {
+    // The URI and how to read it go in a text block on every revision: many hosts drop a
+    // `resource_link` block or flatten it to a bare URI.
+    content.push(text(stored_link_text(link, settings.reads_links)));
+    if !caps.resource_link {
+        return;
+    }
+    content.push(ContentBlock::ResourceLink(ResourceLink {
+        uri: &link.uri,
+        name: Cow::Owned(stored_link_name(link)),
+        title: Some("Full result"),
+        description: layout.result().summary().or(link.description.as_deref()),
+        mime_type: Some(&link.mime_type),
+        size: link.size,
+        meta: link.expires_at.map(|at| PrefixedOne {
+            prefix: settings.prefix,
+            name: "expiresAt",
+            value: Displayed(at),
+        }),
+    }));
+}
+
+fn structured<'a>(layout: Layout<'a>, caps: McpCaps) -> Option<StructuredContent<'a>> {
+    if caps.structured_content == StructuredCap::Never {
+        return None;
+    }
+    let result = layout.result();
+    match layout.structured() {
+        Structured::Absent => None,
+        Structured::Data(schema) => {
+            let data = layout.data_raw()?;
+            let is_object = result.data().is_some_and(Value::is_object);
+            let wrap = match (caps.structured_content, schema) {
+                (StructuredCap::Any, _) => false,
+                (_, DataSchema::None) => !is_object,
+                (_, DataSchema::ObjectRoot) if is_object => false,
+                // An object root with non-object data (validation off): neither the data nor a
+                // wrapper would match what was published, so nothing is sent.
+                (_, DataSchema::ObjectRoot) => return None,
+                (_, DataSchema::OtherRoot) => true,
+            };
+            Some(if wrap {
+                StructuredContent::Wrapped(data)
+            } else {
+                StructuredContent::Data(data)
+            })
+        }
+        Structured::Error => result.error().map(StructuredContent::Error),
+        Structured::Envelope => Some(StructuredContent::Envelope(EnvelopeStructured::new(
+            result,
+            layout.data_raw(),
+            layout.input_schema(),
+        ))),
+    }
 }
 
 /// `Resource <title or name>: <uri> (<mime>, <size> bytes) — <description>`, absent items left
@@ -274,119 +633,120 @@ pub(crate) fn stored_link_text(link: &StoredLink, reads_links: bool) -> String {
     }
 }
 
-fn write_embedded(out: &mut String, resource: &EmbeddedResourcePart) {
-    let mut obj = Obj::open(out);
-    obj.str("type", "resource");
-    let mut inner = Obj::open(obj.key("resource"));
-    inner.str("uri", &resource.uri);
-    if let Some(mime) = &resource.mime_type {
-        inner.str("mimeType", mime);
-    }
-    match &resource.contents {
-        ResourceContents::Text(text) => inner.str("text", text),
-        ResourceContents::Blob(blob) => write_base64(inner.key("blob"), blob),
-    }
-    inner.close();
-    obj.close();
+/// An MCP result rendered with its tool result kept ([`OutputMapper::render_owned`]): the result
+/// and its layout, from which the typed form ([`McpOutput::result`]) is built on demand. It
+/// serializes to the exact wire text; an SDK adapter reads it field by field instead, and takes
+/// `structuredContent` as a JSON value from the result's own data
+/// ([`McpOutput::into_structured_content`]), so nothing is parsed back.
+///
+/// [`OutputMapper::render_owned`]: crate::mapper::OutputMapper::render_owned
+#[derive(Debug, Clone)]
+pub struct McpOutput {
+    result: ToolResult,
+    plan: Plan,
+    prefix: String,
+    server_name: String,
+    server_version: String,
+    reads_links: bool,
+    revision: McpRevision,
+    request_state: Option<String>,
 }
 
-fn write_stored_link(
-    out: &mut String,
-    layout: &Layout<'_>,
-    link: &StoredLink,
-    caps: McpCaps,
-    settings: &McpSettings<'_>,
-) {
-    // The URI and how to read it go in a text block on every revision: many hosts drop a
-    // `resource_link` block or flatten it to a bare URI.
-    text_block(out, &stored_link_text(link, settings.reads_links));
-    if !caps.resource_link {
-        return;
+impl McpOutput {
+    /// Keeps `result` with its `plan` for `revision`.
+    pub(crate) fn new(
+        result: ToolResult,
+        plan: Plan,
+        revision: McpRevision,
+        request_state: Option<&str>,
+        settings: &McpSettings<'_>,
+    ) -> Self {
+        Self {
+            result,
+            plan,
+            prefix: settings.prefix.to_owned(),
+            server_name: settings.server_name.to_owned(),
+            server_version: settings.server_version.to_owned(),
+            reads_links: settings.reads_links,
+            revision,
+            request_state: request_state.map(str::to_owned),
+        }
     }
-    let prefix = settings.prefix;
-    out.push(',');
-    let mut obj = Obj::open(out);
-    obj.str("type", "resource_link");
-    obj.str("uri", &link.uri);
-    obj.str("name", &stored_link_name(link));
-    obj.str("title", "Full result");
-    if let Some(description) = layout.result().summary().or(link.description.as_deref()) {
-        obj.str("description", description);
+
+    /// The revision it was rendered for.
+    pub fn revision(&self) -> McpRevision {
+        self.revision
     }
-    obj.str("mimeType", &link.mime_type);
-    if let Some(size) = link.size {
-        obj.uint("size", size);
+
+    /// The tool result it was rendered from (after the mapper's replacements: a schema
+    /// failure, a down-levelled input request, an offload stub).
+    pub fn tool_result(&self) -> &ToolResult {
+        &self.result
     }
-    if let Some(at) = &link.expires_at {
-        let mut meta = Obj::open(obj.key("_meta"));
-        write_str(meta.prefixed_key(prefix, "expiresAt"), &at.to_string());
-        meta.close();
+
+    /// The typed result, borrowing this output.
+    pub fn result(&self) -> McpResult<'_> {
+        let settings = McpSettings {
+            prefix: &self.prefix,
+            server_name: &self.server_name,
+            server_version: &self.server_version,
+            reads_links: self.reads_links,
+        };
+        lower(
+            Layout::new(&self.result, &self.plan),
+            self.revision,
+            self.request_state.as_deref(),
+            &settings,
+        )
     }
-    obj.close();
+
+    /// The exact compact wire text.
+    pub fn to_json(&self) -> String {
+        super::to_json_string(&self.result())
+    }
+
+    /// `structuredContent` as a JSON value: the result's data moved out (wrapped as
+    /// `{"result": …}` where the revision needs it), the error or the envelope built from the
+    /// result. `None` when the result sends none (or is input required).
+    pub fn into_structured_content(mut self) -> Option<Value> {
+        let kind = match self.result() {
+            McpResult::Complete(result) => result.structured_content.map(StructuredKind::of),
+            McpResult::InputRequired(_) => None,
+        }?;
+        match kind {
+            StructuredKind::Data => self.result.data.take(),
+            StructuredKind::Wrapped => {
+                let data = self.result.data.take()?;
+                Some(Value::Object(Map::from_iter([("result".to_owned(), data)])))
+            }
+            StructuredKind::Error => {
+                let error = self.result.error()?;
+                serde_json::to_value(ErrorWrapper::full(error)).ok()
+            }
+            StructuredKind::Envelope => {
+                let layout = Layout::new(&self.result, &self.plan);
+                Some(crate::schema::envelope_structured(layout.result(), layout.input_schema()))
+            }
+        }
+    }
 }
 
-fn write_structured(obj: &mut Obj<'_>, layout: &Layout<'_>, caps: McpCaps) {
-    if caps.structured_content == StructuredCap::Never {
-        return;
-    }
-    let result = layout.result();
-    match layout.structured() {
-        Structured::Absent => {}
-        Structured::Data(schema) => {
-            let Some(data) = layout.data_json() else { return };
-            let is_object = result.data().is_some_and(serde_json::Value::is_object);
-            let wrap = match (caps.structured_content, schema) {
-                (StructuredCap::Any, _) => Some(false),
-                (_, DataSchema::None) => Some(!is_object),
-                (_, DataSchema::ObjectRoot) if is_object => Some(false),
-                // An object root with non-object data (validation off): neither the data nor a
-                // wrapper would match what was published, so nothing is sent.
-                (_, DataSchema::ObjectRoot) => None,
-                (_, DataSchema::OtherRoot) => Some(true),
-            };
-            match wrap {
-                Some(false) => obj.raw("structuredContent", data),
-                Some(true) => {
-                    let out = obj.key("structuredContent");
-                    out.push_str("{\"result\":");
-                    out.push_str(data);
-                    out.push('}');
-                }
-                None => {}
-            }
-        }
-        Structured::Error => {
-            let Some(error) = result.error() else { return };
-            let mut wrapper = Obj::open(obj.key("structuredContent"));
-            let mut inner = Obj::open(wrapper.key("error"));
-            inner.str("code", error.code.as_str());
-            inner.str("message", &error.message);
-            if let Some(details) = &error.details {
-                write_map(inner.key("details"), details);
-            }
-            inner.close();
-            wrapper.close();
-        }
-        Structured::Envelope => {
-            let mut envelope = Obj::open(obj.key("structuredContent"));
-            match result.error() {
-                None => {
-                    envelope.bool("success", true);
-                    envelope.str("message", result.summary().unwrap_or_default());
-                    envelope.raw("data", layout.data_json().unwrap_or("{}"));
-                }
-                Some(error) => {
-                    envelope.bool("success", false);
-                    envelope.str("message", &error.message);
-                    envelope.raw("data", "{}");
-                    if error.code == crate::error::ErrorCode::InvalidArguments
-                        && let Some(schema) = layout.input_schema
-                    {
-                        envelope.value("input_schema", schema);
-                    }
-                }
-            }
-            envelope.close();
+/// Which `structuredContent` was chosen, without its borrow.
+#[derive(Debug, Clone, Copy)]
+enum StructuredKind {
+    Data,
+    Wrapped,
+    Error,
+    Envelope,
+}
+
+impl StructuredKind {
+    fn of(structured: StructuredContent<'_>) -> Self {
+        match structured {
+            StructuredContent::Data(_) => Self::Data,
+            StructuredContent::Wrapped(_) => Self::Wrapped,
+            StructuredContent::Error(_) => Self::Error,
+            StructuredContent::Envelope(_) => Self::Envelope,
         }
     }
 }

@@ -2,74 +2,317 @@
 //! one protocol family — the legacy envelope, MCP (every revision through one capability table)
 //! and A2A (0.3 and 1.0).
 //!
-//! Everything is written straight into one `String` with the small JSON writer of
-//! [`crate::json`], in code order, so key order is fixed by the code and the data (serialized once by the layout) is
-//! copied as text, never re-parsed.
+//! Wire shapes are borrowing `#[derive(Serialize)]` structs whose field order is the key order;
+//! serde_json writes them. The data, serialized once by the layout, is carried as a
+//! [`RawValue`] and copied as text, never cloned or re-parsed. This module holds the building
+//! blocks every lowering shares: a prefixed `_meta` map, part URIs, base64, timestamps as
+//! strings, pagination, the echoed query, resource links.
 
 pub mod a2a;
 pub mod legacy;
 pub mod mcp;
 pub mod resource;
 
-use std::fmt::Write as _;
+use std::borrow::Cow;
+use std::fmt;
+
+use base64::display::Base64Display;
+use base64::engine::general_purpose::STANDARD;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+use serde_json::Value;
 
 use crate::layout::Layout;
 use crate::link::StoredLink;
+use crate::meta::{Metadata, Pagination, Query};
+use crate::part::ResourceLinkPart;
+use crate::timestamp::Timestamp;
 
-pub(crate) use crate::json::{Obj, to_json, write_base64, write_map, write_str, write_value};
+pub(crate) use crate::json::{Obj, write_base64, write_map, write_str, write_value};
 pub(crate) use crate::v1::{write_pagination, write_query, write_v1_part, write_v1_stored_link};
 
-pub use mcp::{McpCaps, StructuredCap};
+pub use crate::revision::{McpCaps, StructuredCap};
 
-/// Writes the metadata as `_meta` members under `prefix` (`<p>/generatedAt`, `<p>/expiresAt`,
-/// `<p>/dryRun`, `<p>/pagination`, `<p>/responseSize`, `<p>/query`, then the extensions as
-/// `<namespace>/<key>`), the timestamps only when `timestamps` is set.
+/// A value written as a JSON string through its `Display` (timestamps, URIs, base64), with no
+/// intermediate `String`.
+#[derive(Debug, Clone, Copy)]
+pub struct Displayed<T>(pub T);
+
+impl<T: fmt::Display> Serialize for Displayed<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self.0)
+    }
+}
+
+impl<T: fmt::Display> fmt::Display for Displayed<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// Bytes as standard base64 (with padding), the form every wire format uses; a JSON string.
+#[derive(Debug, Clone, Copy)]
+pub struct Base64<'a>(pub &'a [u8]);
+
+impl fmt::Display for Base64<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        Base64Display::new(self.0, &STANDARD).fmt(f)
+    }
+}
+
+impl Serialize for Base64<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// Everything but RFC 3986 unreserved characters is percent-encoded in a part name.
+const PART_NAME: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
+/// The synthesized `toolwire://part/<index>/<name>` URI of a part (the name percent-encoded, so
+/// the URI stays a valid URI); a JSON string.
+#[derive(Debug, Clone, Copy)]
+pub struct PartUri<'a> {
+    /// The part's index in the result.
+    pub index: usize,
+    /// The part's name, if it has one.
+    pub name: Option<&'a str>,
+}
+
+impl fmt::Display for PartUri<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "toolwire://part/{}", self.index)?;
+        if let Some(name) = self.name {
+            write!(f, "/{}", utf8_percent_encode(name, PART_NAME))?;
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for PartUri<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// A `_meta` key `<prefix>/<name>`, written without building the string first.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PrefixedKey<'a>(pub(crate) &'a str, pub(crate) &'a str);
+
+impl Serialize for PrefixedKey<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Prefixes and names follow the `_meta` grammar, but extension keys come from outside:
+        // serde escapes anyway.
+        serializer.collect_str(&format_args!("{}/{}", self.0, self.1))
+    }
+}
+
+/// Pagination in the form every target shares: `total`, `page`, `limit`, `nextCursor`.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PaginationJson<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) total: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) page: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) limit: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) next_cursor: Option<&'a str>,
+}
+
+impl<'a> From<&'a Pagination> for PaginationJson<'a> {
+    fn from(pagination: &'a Pagination) -> Self {
+        Self {
+            total: pagination.total,
+            page: pagination.page,
+            limit: pagination.limit,
+            next_cursor: pagination.next_cursor.as_deref(),
+        }
+    }
+}
+
+/// The echoed query: `{"tool", "arguments"}`.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub(crate) struct QueryJson<'a> {
+    pub(crate) tool: &'a str,
+    pub(crate) arguments: &'a Value,
+}
+
+impl<'a> From<&'a Query> for QueryJson<'a> {
+    fn from(query: &'a Query) -> Self {
+        Self { tool: &query.tool, arguments: &query.arguments }
+    }
+}
+
+/// The metadata as `_meta` members under a prefix: `<p>/generatedAt`, `<p>/expiresAt` (only
+/// with the timestamps), `<p>/dryRun`, `<p>/pagination`, `<p>/responseSize`, `<p>/query`, then
+/// the extensions as `<namespace>/<key>`. Serializes as a map of its own, or adds its members to
+/// an enclosing one with [`PrefixedMeta::entries`].
+#[derive(Debug, Clone, Copy)]
+pub struct PrefixedMeta<'a> {
+    meta: &'a Metadata,
+    prefix: &'a str,
+    generated_at: Option<Timestamp>,
+}
+
+impl<'a> PrefixedMeta<'a> {
+    /// The metadata of `layout`'s result under `prefix`, with the timestamps when `timestamps`
+    /// is set.
+    pub(crate) fn new(layout: Layout<'a>, prefix: &'a str, timestamps: bool) -> Self {
+        Self {
+            meta: layout.result().meta(),
+            prefix,
+            generated_at: timestamps.then(|| layout.generated_at()),
+        }
+    }
+
+    /// Adds the members to `map`, in their order.
+    pub(crate) fn entries<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
+        let (meta, prefix) = (self.meta, self.prefix);
+        if let Some(generated) = self.generated_at {
+            map.serialize_entry(&PrefixedKey(prefix, "generatedAt"), &Displayed(generated))?;
+            if let Some(at) = meta.expires_at {
+                map.serialize_entry(&PrefixedKey(prefix, "expiresAt"), &Displayed(at))?;
+            }
+        }
+        if let Some(dry_run) = meta.dry_run {
+            map.serialize_entry(&PrefixedKey(prefix, "dryRun"), &dry_run)?;
+        }
+        if let Some(pagination) = &meta.pagination {
+            map.serialize_entry(
+                &PrefixedKey(prefix, "pagination"),
+                &PaginationJson::from(pagination),
+            )?;
+        }
+        if let Some(size) = meta.response_size {
+            map.serialize_entry(&PrefixedKey(prefix, "responseSize"), &size)?;
+        }
+        if let Some(query) = &meta.query {
+            map.serialize_entry(&PrefixedKey(prefix, "query"), &QueryJson::from(query))?;
+        }
+        for (namespace, key, value) in meta.extensions.iter() {
+            map.serialize_entry(&PrefixedKey(namespace, key), value)?;
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for PrefixedMeta<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        self.entries(&mut map)?;
+        map.end()
+    }
+}
+
+/// A one-member `_meta` map `{"<prefix>/<name>": "<value>"}` (a binary part's name, a stored
+/// link's expiry).
+#[derive(Debug, Clone, Copy)]
+pub struct PrefixedOne<'a, T> {
+    /// The `_meta` prefix.
+    pub prefix: &'a str,
+    /// The key after the prefix.
+    pub name: &'static str,
+    /// The value.
+    pub value: T,
+}
+
+impl<T: Serialize> Serialize for PrefixedOne<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(1))?;
+        map.serialize_entry(&PrefixedKey(self.prefix, self.name), &self.value)?;
+        map.end()
+    }
+}
+
+/// A resource link's members in the order MCP's `resource_link` block and the v1 part share:
+/// `uri`, `name`, `title`, `description`, `mimeType`, `size`, then `_meta` (a stored link's
+/// expiry).
+#[non_exhaustive]
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceLink<'a> {
+    /// The link's URI.
+    pub uri: &'a str,
+    /// Its name.
+    pub name: Cow<'a, str>,
+    /// Its title.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<&'a str>,
+    /// Its description.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<&'a str>,
+    /// Its MIME type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<&'a str>,
+    /// Its size in bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// `{"<p>/expiresAt": …}` for a stored link that expires.
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<PrefixedOne<'a, Displayed<Timestamp>>>,
+}
+
+impl<'a> From<&'a ResourceLinkPart> for ResourceLink<'a> {
+    fn from(link: &'a ResourceLinkPart) -> Self {
+        Self {
+            uri: &link.uri,
+            name: Cow::Borrowed(&link.name),
+            title: link.title.as_deref(),
+            description: link.description.as_deref(),
+            mime_type: link.mime_type.as_deref(),
+            size: link.size,
+            meta: None,
+        }
+    }
+}
+
+/// The empty object `{}` (the envelope's `data` on failure or without data).
+#[derive(Debug, Clone, Copy)]
+pub struct EmptyObject;
+
+impl Serialize for EmptyObject {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_map(Some(0))?.end()
+    }
+}
+
+/// Writes the metadata of `layout`'s result as `_meta` members under `prefix` into `obj` (see
+/// [`PrefixedMeta`]), for lowerings written with [`Obj`].
 pub(crate) fn write_prefixed_meta(
     obj: &mut Obj<'_>,
     layout: &Layout<'_>,
     prefix: &str,
     timestamps: bool,
 ) {
-    let meta = layout.result().meta();
-    if timestamps {
-        let generated = layout.generated_at().to_string();
-        write_str(obj.prefixed_key(prefix, "generatedAt"), &generated);
-        if let Some(at) = &meta.expires_at {
-            write_str(obj.prefixed_key(prefix, "expiresAt"), &at.to_string());
-        }
-    }
-    if let Some(dry_run) = meta.dry_run {
-        obj.prefixed_key(prefix, "dryRun").push_str(if dry_run { "true" } else { "false" });
-    }
-    if let Some(pagination) = &meta.pagination {
-        write_pagination(obj.prefixed_key(prefix, "pagination"), pagination);
-    }
-    if let Some(size) = meta.response_size {
-        let _ = write!(obj.prefixed_key(prefix, "responseSize"), "{size}");
-    }
-    if let Some(query) = &meta.query {
-        write_query(obj.prefixed_key(prefix, "query"), query);
-    }
-    for (namespace, key, value) in meta.extensions.iter() {
-        write_value(obj.prefixed_key(namespace, key), value);
-    }
+    obj.members(&to_json_string(&PrefixedMeta::new(*layout, prefix, timestamps)));
 }
 
-/// Percent-encodes a part name for the synthesized `toolwire://part/<index>/<name>` URI
-/// (everything but RFC 3986 unreserved characters), so the URI stays a valid URI.
-pub(crate) fn write_part_uri(out: &mut String, index: usize, name: Option<&str>) {
-    let mut uri = format!("toolwire://part/{index}");
-    if let Some(name) = name {
-        uri.push('/');
-        for byte in name.bytes() {
-            if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-                uri.push(char::from(byte));
-            } else {
-                let _ = write!(uri, "%{byte:02X}");
-            }
+/// Compact JSON text of a wire shape. serde_json fails only on map keys that are not strings,
+/// which no wire shape has.
+pub(crate) fn to_json_string<T: Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// The length of a wire shape's compact JSON text, counted without writing it.
+pub(crate) fn json_len<T: Serialize + ?Sized>(value: &T) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
         }
     }
-    write_str(out, &uri);
+    let mut count = Count(0);
+    match serde_json::to_writer(&mut count, value) {
+        Ok(()) => count.0,
+        Err(_) => 0,
+    }
 }
 
 /// The synthesized name of a stored link's `resource_link`: `result-<id>.json`.
@@ -86,8 +329,16 @@ mod tests {
 
     #[test]
     fn part_uris_are_percent_encoded() {
-        let mut out = String::new();
-        write_part_uri(&mut out, 3, Some("my chart.png"));
-        assert_eq!(out, "\"toolwire://part/3/my%20chart.png\"");
+        let uri = PartUri { index: 3, name: Some("my chart/ü.png") };
+        assert_eq!(uri.to_string(), "toolwire://part/3/my%20chart%2F%C3%BC.png");
+        assert_eq!(
+            serde_json::to_string(&PartUri { index: 0, name: None }).ok().as_deref(),
+            Some("\"toolwire://part/0\"")
+        );
+    }
+
+    #[test]
+    fn base64_is_standard_with_padding() {
+        assert_eq!(serde_json::to_string(&Base64(b"ab")).ok().as_deref(), Some("\"YWI=\""));
     }
 }

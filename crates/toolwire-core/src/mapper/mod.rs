@@ -24,15 +24,19 @@ mod stub;
 pub use config::{ConfigError, MapperConfig, RenderContext};
 pub use offload::{NeedsOffload, Rendered};
 
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
 use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::host;
-use crate::layout::Layout;
-use crate::lower::{a2a, legacy, mcp};
+use crate::layout::{Layout, Plan};
+use crate::lower::mcp::McpOutput;
+use crate::lower::{self, a2a, legacy, mcp};
 use crate::result::ToolResult;
 use crate::schema::ValidationMode;
-use crate::target::{Phase, Target};
+use crate::target::{McpRevision, Phase, Target};
 use stub::StubPlan;
 
 /// The default limit for the legacy target and every MCP target (DESIGN §4).
@@ -83,23 +87,65 @@ pub enum RenderError {
 }
 
 /// A finished render.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Output {
-    json: String,
+    body: Body,
+    size: usize,
     is_error: bool,
     offloaded: bool,
     warnings: Vec<String>,
 }
 
+/// What a render holds: the wire text, or (an MCP target rendered by
+/// [`OutputMapper::render_owned`]) the typed result, its text written only when asked for.
+#[derive(Debug, Clone)]
+enum Body {
+    Text(String),
+    Mcp { typed: Box<McpOutput>, text: OnceLock<String> },
+}
+
+impl Body {
+    fn mcp(typed: McpOutput) -> Self {
+        Self::Mcp { typed: Box::new(typed), text: OnceLock::new() }
+    }
+}
+
 impl Output {
+    fn new(body: Body, size: usize, is_error: bool, warnings: Vec<String>) -> Self {
+        Self { body, size, is_error, offloaded: false, warnings }
+    }
+
     /// The exact compact wire text: a `CallToolResult`, the legacy envelope, or an A2A `Task`.
     pub fn json(&self) -> &str {
-        &self.json
+        match &self.body {
+            Body::Text(text) => text,
+            Body::Mcp { typed, text } => text.get_or_init(|| typed.to_json()),
+        }
     }
 
     /// The wire text, owned.
     pub fn into_json(self) -> String {
-        self.json
+        match self.body {
+            Body::Text(text) => text,
+            Body::Mcp { typed, text } => text.into_inner().unwrap_or_else(|| typed.to_json()),
+        }
+    }
+
+    /// The typed MCP result, for an MCP target rendered by [`OutputMapper::render_owned`]
+    /// (and its offload stubs); `None` otherwise.
+    pub fn mcp(&self) -> Option<&McpOutput> {
+        match &self.body {
+            Body::Mcp { typed, .. } => Some(typed),
+            Body::Text(_) => None,
+        }
+    }
+
+    /// The typed MCP result, owned (see [`Output::mcp`]).
+    pub fn into_mcp(self) -> Option<McpOutput> {
+        match self.body {
+            Body::Mcp { typed, .. } => Some(*typed),
+            Body::Text(_) => None,
+        }
     }
 
     /// True when the rendered result is a failure.
@@ -112,15 +158,33 @@ impl Output {
         self.offloaded
     }
 
-    /// The size in bytes (the wire text's UTF-8 length).
+    /// The size in bytes (the wire text's UTF-8 length, counted even where the text is not
+    /// held).
     pub fn size(&self) -> usize {
-        self.json.len()
+        self.size
     }
 
     /// What the caller should log (a warn-mode schema mismatch, an inline fallback).
     pub fn warnings(&self) -> &[String] {
         &self.warnings
     }
+}
+
+impl PartialEq for Output {
+    fn eq(&self, other: &Self) -> bool {
+        self.is_error == other.is_error
+            && self.offloaded == other.offloaded
+            && self.warnings == other.warnings
+            && self.json() == other.json()
+    }
+}
+
+impl Eq for Output {}
+
+/// A render's wire form before it is wrapped in an [`Output`].
+enum Lowered {
+    Text(String),
+    Typed(McpRevision),
 }
 
 /// The caller's ids for A2A.
@@ -133,8 +197,18 @@ struct Ids<'a> {
     reads_links: bool,
 }
 
+fn mcp_settings<'a>(config: &'a MapperConfig, ids: &Ids<'_>) -> mcp::McpSettings<'a> {
+    mcp::McpSettings {
+        prefix: &config.prefix,
+        server_name: &config.server_name,
+        server_version: &config.server_version,
+        reads_links: ids.reads_links,
+    }
+}
+
+/// The wire text of `layout` for `target`.
 fn lower_layout(
-    layout: &Layout<'_>,
+    layout: Layout<'_>,
     target: Target,
     config: &MapperConfig,
     ids: &Ids<'_>,
@@ -143,24 +217,12 @@ fn lower_layout(
     match target {
         Target::Legacy => {
             let mut out = String::with_capacity(data_len + 256);
-            legacy::render(&mut out, layout, true);
+            legacy::render(&mut out, &layout, true);
             out
         }
         Target::Mcp(revision) => {
-            // Compat copies D twice, the second time escaped inside the envelope text.
-            let mut out = String::with_capacity(data_len * 2 + data_len / 8 + 512);
-            let settings = mcp::McpSettings {
-                prefix: &config.prefix,
-                server_name: &config.server_name,
-                server_version: &config.server_version,
-                reads_links: ids.reads_links,
-            };
-            if layout.result().is_input_required() {
-                mcp::render_input_required(&mut out, layout, ids.request_state, &settings);
-            } else {
-                mcp::render(&mut out, layout, revision, &settings);
-            }
-            out
+            let settings = mcp_settings(config, ids);
+            lower::to_json_string(&mcp::lower(layout, revision, ids.request_state, &settings))
         }
         Target::A2a(version) => {
             let mut out = String::with_capacity(data_len + 512);
@@ -170,8 +232,38 @@ fn lower_layout(
                 tool_name: ids.tool_name,
                 prefix: &config.prefix,
             };
-            a2a::render(&mut out, layout, version, &task);
+            a2a::render(&mut out, &layout, version, &task);
             out
+        }
+    }
+}
+
+/// `result` laid out by `plan`, lowered for `target`: kept typed (an MCP target when `typed`),
+/// else as text; with the exact size of its wire text.
+fn lower_owned(
+    result: ToolResult,
+    plan: Plan,
+    target: Target,
+    typed: bool,
+    config: &MapperConfig,
+    ids: &Ids<'_>,
+) -> (Body, usize) {
+    match target {
+        Target::Mcp(revision) if typed => {
+            let settings = mcp_settings(config, ids);
+            let size = lower::json_len(&mcp::lower(
+                Layout::new(&result, &plan),
+                revision,
+                ids.request_state,
+                &settings,
+            ));
+            let output = McpOutput::new(result, plan, revision, ids.request_state, &settings);
+            (Body::mcp(output), size)
+        }
+        _ => {
+            let text = lower_layout(Layout::new(&result, &plan), target, config, ids);
+            let size = text.len();
+            (Body::Text(text), size)
         }
     }
 }
@@ -201,26 +293,51 @@ impl OutputMapper {
         phase: Phase,
         ctx: &RenderContext<'_>,
     ) -> Result<Rendered, RenderError> {
+        self.render_cow(Cow::Borrowed(result), target, phase, ctx)
+    }
+
+    /// Renders `result` like [`OutputMapper::render`], keeping it: an MCP output (and its
+    /// offload stub) then carries its typed form ([`Output::mcp`]), which an MCP SDK adapter
+    /// hands on field by field, with `structuredContent` taken from the result's own data. The
+    /// text, the size and the limits are exactly [`OutputMapper::render`]'s.
+    pub fn render_owned(
+        &self,
+        result: ToolResult,
+        target: Target,
+        phase: Phase,
+        ctx: &RenderContext<'_>,
+    ) -> Result<Rendered, RenderError> {
+        self.render_cow(Cow::Owned(result), target, phase, ctx)
+    }
+
+    fn render_cow(
+        &self,
+        mut result: Cow<'_, ToolResult>,
+        target: Target,
+        phase: Phase,
+        ctx: &RenderContext<'_>,
+    ) -> Result<Rendered, RenderError> {
+        // An owned result rendered for MCP is kept, typed.
+        let typed = match (&result, target) {
+            (Cow::Owned(_), Target::Mcp(revision)) => Some(revision),
+            _ => None,
+        };
         let mut warnings = Vec::new();
         let mut omit_structured = false;
-        let replaced;
         // Input required is asked natively by 2026-07-28 and A2A; elsewhere it is the failure
         // `input_required` (an adapter that can ask on the connection does so before rendering).
-        let down_levelled;
-        let mut result = result;
         if result.is_input_required() && !asks_natively(target) {
-            down_levelled = result.down_levelled().into_owned();
-            result = &down_levelled;
+            result = Cow::Owned(result.down_levelled().into_owned());
         }
         let mode = self.config.validation;
         if let Some(output) = ctx.output
             && mode != ValidationMode::Off
-            && let Err(violation) = output.check(result)
+            && let Err(violation) = output.check(&result)
         {
             let at = if violation.path.is_empty() { "the root" } else { &violation.path };
             if mode == ValidationMode::Enforce {
-                replaced = schema_failure(result, at, &violation.message, &violation.path);
-                result = &replaced;
+                result =
+                    Cow::Owned(schema_failure(&result, at, &violation.message, &violation.path));
             } else {
                 omit_structured = true;
                 warnings.push(format!(
@@ -231,11 +348,11 @@ impl OutputMapper {
         }
         let declared = ctx.declared();
         let generated_at = result.meta().generated_at.unwrap_or(ctx.now);
-        let mut layout = Layout::new(result, phase, declared, generated_at, ctx.input_schema);
+        let mut plan = Plan::new(&result, phase, declared, generated_at, ctx.input_schema);
         // A structured reader sees nothing but `structuredContent` when it is present: it is
         // sent only when it is the whole result (DESIGN §11).
-        if omit_structured || (ctx.structured_reader() && !host::is_data_alone(result)) {
-            layout = layout.without_structured();
+        if omit_structured || (ctx.structured_reader() && !host::is_data_alone(&result)) {
+            plan.without_structured();
         }
         let ids = Ids {
             tool_name: ctx.tool_name,
@@ -244,8 +361,6 @@ impl OutputMapper {
             request_state: ctx.request_state,
             reads_links: ctx.reads_links(),
         };
-        let json = lower_layout(&layout, target, &self.config, &ids);
-        let full = Output { json, is_error: result.is_failure(), offloaded: false, warnings };
         let host_cap = match target {
             Target::Mcp(_) => ctx.host.and_then(|h| h.max_result_bytes),
             _ => None,
@@ -255,36 +370,73 @@ impl OutputMapper {
             (limit, cap) => limit.or(cap),
         };
         // A request for input is never offloaded: the client must read it to go on.
-        let Some(limit) = limit.filter(|_| !result.is_input_required()) else {
-            return Ok(Rendered::Complete(full));
+        let limit = limit.filter(|_| !result.is_input_required());
+        let is_error = result.is_failure();
+        // The text of a borrowed result is written now; an owned one is kept (typed), its size
+        // counted.
+        let layout = Layout::new(&result, &plan);
+        let (lowered, size) = match typed {
+            Some(revision) => {
+                let settings = mcp_settings(&self.config, &ids);
+                let typed = mcp::lower(layout, revision, ids.request_state, &settings);
+                (Lowered::Typed(revision), lower::json_len(&typed))
+            }
+            None => {
+                let text = lower_layout(layout, target, &self.config, &ids);
+                let size = text.len();
+                (Lowered::Text(text), size)
+            }
         };
-        if full.size() <= limit {
-            return Ok(Rendered::Complete(full));
+        let over = limit.filter(|limit| size > *limit);
+        if let Some(limit) = over
+            && limit < MIN_OFFLOAD_LIMIT
+        {
+            return Err(RenderError::LimitTooSmall { target, size, limit });
         }
-        if limit < MIN_OFFLOAD_LIMIT {
-            return Err(RenderError::LimitTooSmall { target, size: full.size(), limit });
-        }
-        let v1 = crate::v1::to_vec_generated_at(result, generated_at);
-        let plan = Box::new(StubPlan {
-            target,
-            phase,
-            config: self.config.clone(),
-            declared,
-            // No outputSchema is published to a structured reader.
-            publishes_schema: ctx.output.is_some_and(|o| o.declared().is_some())
-                && !ctx.structured_reader(),
-            tool_name: ctx.tool_name.to_owned(),
-            task_id: ctx.task_id.to_owned(),
-            context_id: ctx.context_id.to_owned(),
-            error: result.error().cloned(),
-            summary: result.summary().map(str::to_owned),
-            query: result.meta().query.clone().or_else(|| ctx.query.clone()),
-            generated_at,
-            expires_at: result.meta().expires_at,
-            reads_links: ctx.reads_links(),
-            preview: host_cap.and(layout.data_json()).map(str::to_owned),
+        let offload = over.map(|limit| {
+            let v1 = crate::v1::to_vec_generated_at(&result, generated_at);
+            let stub = Box::new(StubPlan {
+                target,
+                phase,
+                typed: typed.is_some(),
+                config: self.config.clone(),
+                declared,
+                // No outputSchema is published to a structured reader.
+                publishes_schema: ctx.output.is_some_and(|o| o.declared().is_some())
+                    && !ctx.structured_reader(),
+                tool_name: ctx.tool_name.to_owned(),
+                task_id: ctx.task_id.to_owned(),
+                context_id: ctx.context_id.to_owned(),
+                error: result.error().cloned(),
+                summary: result.summary().map(str::to_owned),
+                query: result.meta().query.clone().or_else(|| ctx.query.clone()),
+                generated_at,
+                expires_at: result.meta().expires_at,
+                reads_links: ctx.reads_links(),
+                preview: host_cap.and(layout.data_json()).map(str::to_owned),
+            });
+            (limit, v1, stub)
         });
-        Ok(Rendered::NeedsOffload(NeedsOffload { v1, limit, full, plan }))
+        let body = match lowered {
+            Lowered::Text(text) => Body::Text(text),
+            Lowered::Typed(revision) => {
+                let settings = mcp_settings(&self.config, &ids);
+                Body::mcp(McpOutput::new(
+                    result.into_owned(),
+                    plan,
+                    revision,
+                    ids.request_state,
+                    &settings,
+                ))
+            }
+        };
+        let full = Output::new(body, size, is_error, warnings);
+        Ok(match offload {
+            None => Rendered::Complete(full),
+            Some((limit, v1, plan)) => {
+                Rendered::NeedsOffload(NeedsOffload { v1, limit, full, plan })
+            }
+        })
     }
 }
 

@@ -59,16 +59,14 @@ impl NeedsOffload {
         let mut smallest = usize::MAX;
         for level in 0..3 {
             let stub = plan.stub(&link, size, self.limit, level);
-            let json = plan.render(&stub);
-            if json.len() <= self.limit {
-                return Ok(Output {
-                    json,
-                    is_error: stub.is_failure(),
-                    offloaded: true,
-                    warnings: self.full.warnings.clone(),
-                });
+            let is_error = stub.is_failure();
+            let (body, stub_size) = plan.render(stub);
+            if stub_size <= self.limit {
+                let mut output = Output::new(body, stub_size, is_error, self.full.warnings.clone());
+                output.offloaded = true;
+                return Ok(output);
             }
-            smallest = smallest.min(json.len());
+            smallest = smallest.min(stub_size);
         }
         Err(RenderError::StubTooLarge { target: plan.target, size: smallest, limit: self.limit })
     }
@@ -84,8 +82,8 @@ impl NeedsOffload {
         );
         let mut failure = ToolResult::failure(ToolError::new(ErrorCode::ToolError, message));
         failure.meta.generated_at = Some(plan.generated_at);
-        let json = plan.render(&failure);
-        Output { json, is_error: true, offloaded: false, warnings: self.full.warnings }
+        let (body, size) = plan.render(failure);
+        Output::new(body, size, true, self.full.warnings)
     }
 
     /// The full render, sent inline anyway (`offload_fallback = "inline"`), with a warning;

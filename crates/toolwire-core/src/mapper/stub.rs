@@ -3,10 +3,10 @@
 
 use serde_json::Value;
 
-use super::{Ids, lower_layout};
+use super::{Body, Ids, lower_owned};
 use crate::error::{ErrorCode, ToolError};
 use crate::host;
-use crate::layout::{Declared, Layout};
+use crate::layout::{Declared, Plan};
 use crate::link::StoredLink;
 use crate::lower;
 use crate::mapper::MapperConfig;
@@ -23,6 +23,8 @@ const STUB_CUT: usize = 1024;
 pub(super) struct StubPlan {
     pub(super) target: Target,
     pub(super) phase: Phase,
+    /// The render kept its result, typed: so do the stubs.
+    pub(super) typed: bool,
     pub(super) config: MapperConfig,
     pub(super) declared: Declared,
     pub(super) publishes_schema: bool,
@@ -40,12 +42,15 @@ pub(super) struct StubPlan {
 }
 
 impl StubPlan {
-    pub(super) fn render(&self, result: &ToolResult) -> String {
+    /// The wire form of `result` (a stub or a failure), with its size.
+    pub(super) fn render(&self, result: ToolResult) -> (Body, usize) {
         let generated_at = result.meta().generated_at.unwrap_or(self.generated_at);
-        let layout = Layout::new(result, self.phase, self.declared, generated_at, None);
-        lower_layout(
-            &layout,
+        let plan = Plan::new(&result, self.phase, self.declared, generated_at, None);
+        lower_owned(
+            result,
+            plan,
             self.target,
+            self.typed,
             &self.config,
             &Ids {
                 tool_name: &self.tool_name,
@@ -124,16 +129,12 @@ fn cut_str(text: &str, max: usize) -> String {
 /// The query whose compact JSON fits `max` bytes: the tool name cut to a quarter of it, the
 /// arguments replaced by a string holding the start of their JSON text when too long.
 fn cut_query(query: &Query, max: usize) -> Query {
-    let json_len = |q: &Query| {
-        let mut out = String::new();
-        lower::write_query(&mut out, q);
-        out.len()
-    };
+    let json_len = |q: &Query| lower::json_len(&lower::QueryJson::from(q));
     if json_len(query) <= max {
         return query.clone();
     }
     let tool = cut_str(&query.tool, max / 4);
-    let arguments = lower::to_json(&query.arguments);
+    let arguments = lower::to_json_string(&query.arguments);
     let mut budget =
         max.saturating_sub(json_len(&Query::new(tool.clone(), Value::String(String::new()))));
     loop {
@@ -162,9 +163,8 @@ mod tests {
     fn long_queries_are_cut_to_the_budget() {
         let query = Query::new("search", serde_json::json!({"q": "\"".repeat(3000)}));
         let cut = cut_query(&query, 1024);
-        let mut out = String::new();
-        lower::write_query(&mut out, &cut);
-        assert!(out.len() <= 1024, "{}", out.len());
+        let len = lower::json_len(&lower::QueryJson::from(&cut));
+        assert!(len <= 1024, "{len}");
         assert!(
             matches!(cut.arguments, Value::String(ref s) if s.starts_with("{\\\"q") || s.starts_with("{\"q"))
         );

@@ -11,7 +11,7 @@ use std::cell::Cell;
 use serde_json::{Map, Value, json};
 
 use super::publish::{self, nest};
-use crate::error::ErrorCode;
+use crate::lower::mcp::EnvelopeStructured;
 use crate::result::ToolResult;
 use crate::revision::{DollarSchema, SchemaRules};
 
@@ -20,28 +20,15 @@ const ROOT_COPY: &str = "toolwire_data";
 /// Keywords that stay on the envelope's `data` (they hold for failures too, which carry `{}`).
 const DATA_PART: [&str; 3] = ["type", "properties", "description"];
 
-/// The envelope's `structuredContent` for a result: `message` is the summary on success (`""`
-/// when none) and the error message on failure; `data` is the data on success and `{}` on
-/// failure or without data; `input_schema` (the tool's published input schema) is added when
-/// the failure code is `invalid_arguments` and one is given.
+/// The envelope's `structuredContent` for a result as a JSON value: `message` is the summary on
+/// success (`""` when none) and the error message on failure; `data` is the data on success and
+/// `{}` on failure or without data; `input_schema` (the tool's published input schema) is added
+/// when the failure code is `invalid_arguments` and one is given. The same shape the MCP lowering
+/// writes ([`EnvelopeStructured`]), as a value.
 pub fn envelope_structured(result: &ToolResult, input_schema: Option<&Value>) -> Value {
-    let empty = || Value::Object(Map::new());
-    let mut envelope = Map::new();
-    envelope.insert("success".into(), Value::Bool(result.is_success()));
-    match result.error() {
-        None => {
-            envelope.insert("message".into(), Value::String(result.summary().unwrap_or("").into()));
-            envelope.insert("data".into(), result.data().cloned().unwrap_or_else(empty));
-        }
-        Some(error) => {
-            envelope.insert("message".into(), Value::String(error.message.clone()));
-            envelope.insert("data".into(), empty());
-            if let (ErrorCode::InvalidArguments, Some(input)) = (&error.code, input_schema) {
-                envelope.insert("input_schema".into(), input.clone());
-            }
-        }
-    }
-    Value::Object(envelope)
+    // Serializing a shape of strings, booleans and JSON values cannot fail.
+    serde_json::to_value(EnvelopeStructured::new(result, result.data(), input_schema))
+        .unwrap_or(Value::Null)
 }
 
 /// The published envelope schema under `rules` for a declared data schema whose root is an

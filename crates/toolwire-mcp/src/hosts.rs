@@ -4,9 +4,11 @@
 //! reader, `read_result` added for a host that cannot follow links); and `read_result` itself,
 //! which returns one page of a stored result within the host's limit.
 
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
 use toolwire_core::host::{HostProfile, HostProfiles, READ_RESULT_TOOL, Reads};
+use toolwire_core::revision::McpCaps;
 use toolwire_core::{
     ErrorCode, McpRevision, Part, RenderContext, Rendered, Target, Timestamp, ToolError, ToolResult,
 };
@@ -37,25 +39,28 @@ pub(crate) fn definition_for(
 }
 
 /// The `read_result` tool definition for `revision`.
-pub(crate) fn read_result_definition(revision: McpRevision) -> Option<rmcp::model::Tool> {
-    let mut tool = json!({
-        "name": READ_RESULT_TOOL,
-        "description": "Read a page of a stored result (a link a previous tool result pointed at). Without offset and length it returns the first page; the text says where the next page starts.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "uri": {"type": "string", "description": "The stored result's URI, as the earlier result gave it."},
-                "offset": {"type": "integer", "minimum": 0, "description": "The byte offset to start at (default 0)."},
-                "length": {"type": "integer", "minimum": 1, "description": "At most this many bytes (default and maximum: what fits the host's limit)."}
-            },
-            "required": ["uri"],
-            "additionalProperties": false
-        }
-    });
-    if toolwire_core::revision::McpCaps::of(revision).tool_annotations {
-        tool["annotations"] = json!({"readOnlyHint": true});
+pub(crate) fn read_result_definition(revision: McpRevision) -> Tool {
+    let mut input_schema = JsonObject::new();
+    input_schema.insert("type".into(), json!("object"));
+    input_schema.insert(
+        "properties".into(),
+        json!({
+            "uri": {"type": "string", "description": "The stored result's URI, as the earlier result gave it."},
+            "offset": {"type": "integer", "minimum": 0, "description": "The byte offset to start at (default 0)."},
+            "length": {"type": "integer", "minimum": 1, "description": "At most this many bytes (default and maximum: what fits the host's limit)."}
+        }),
+    );
+    input_schema.insert("required".into(), json!(["uri"]));
+    input_schema.insert("additionalProperties".into(), json!(false));
+    let mut tool = Tool::new(
+        READ_RESULT_TOOL,
+        "Read a page of a stored result (a link a previous tool result pointed at). Without offset and length it returns the first page; the text says where the next page starts.",
+        input_schema,
+    );
+    if McpCaps::of(revision).tool_annotations {
+        tool.annotations = Some(ToolAnnotations::new().read_only(true));
     }
-    serde_json::from_value(tool).ok()
+    tool
 }
 
 /// The arguments of one `read_result` call.

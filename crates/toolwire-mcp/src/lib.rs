@@ -53,13 +53,13 @@
 //! A server that keeps its rmcp `#[tool_router]` renders its results with [`adapter`] instead.
 
 pub mod adapter;
-pub mod conformance;
-mod conformance_mrtr;
+pub mod extend;
 mod hosts;
 mod input;
 mod observe;
 mod publish;
 mod registry;
+mod resource;
 mod server;
 mod validate;
 pub mod work;

@@ -1,7 +1,11 @@
 //! Tool definitions per MCP revision: `title`, `annotations`, `outputSchema`, `icons` and
-//! `$schema` only where the revision has them, never `execution`.
+//! `$schema` only where the revision has them, never `execution`. Built as rmcp's typed `Tool`
+//! once, at registration; rmcp serializes it as it is.
 
-use serde_json::{Map, Value, json};
+use std::sync::Arc;
+
+use rmcp::model::{JsonObject, Tool};
+use serde_json::{Value, json};
 use toolwire_core::revision::{McpCaps, ToolTitle};
 use toolwire_core::{McpRevision, ToolOutput, publish_input_schema};
 
@@ -12,23 +16,18 @@ pub(crate) fn tool_definition(
     spec: &ToolSpec,
     output: &ToolOutput,
     revision: McpRevision,
-) -> Result<rmcp::model::Tool, String> {
-    let caps = McpCaps::of(revision);
-    let mut tool = Map::new();
-    tool.insert("name".into(), Value::String(spec.name.clone()));
-    if caps.tool_title == ToolTitle::Field
-        && let Some(title) = &spec.title
-    {
-        tool.insert("title".into(), Value::String(title.clone()));
-    }
-    tool.insert("description".into(), Value::String(spec.description.clone()));
+) -> Result<Tool, String> {
     let input = spec.input_schema.clone().unwrap_or_else(|| json!({"type": "object"}));
-    tool.insert("inputSchema".into(), publish_input_schema(&input, revision));
-    if let Some(published) = output.published(revision) {
-        tool.insert("outputSchema".into(), published);
+    let input_schema = schema_object("inputSchema", publish_input_schema(&input, revision))?;
+    let caps = McpCaps::of(revision);
+    let mut tool = Tool::new(spec.name.clone(), spec.description.clone(), input_schema);
+    if caps.tool_title == ToolTitle::Field {
+        tool.title.clone_from(&spec.title);
     }
-    let mut tool: rmcp::model::Tool =
-        serde_json::from_value(Value::Object(tool)).map_err(|e| e.to_string())?;
+    tool.output_schema = match output.published(revision) {
+        Some(published) => Some(schema_object("outputSchema", published)?),
+        None => None,
+    };
     if caps.tool_annotations {
         let mut annotations = spec.annotations.clone();
         // 2025-03-26 has no `Tool.title`: the display name travels as `annotations.title`.
@@ -43,6 +42,14 @@ pub(crate) fn tool_definition(
         tool.icons.clone_from(&spec.icons);
     }
     Ok(tool)
+}
+
+/// A published schema as the JSON object rmcp's `Tool` holds (a boolean schema is refused).
+fn schema_object(field: &str, schema: Value) -> Result<Arc<JsonObject>, String> {
+    match schema {
+        Value::Object(object) => Ok(Arc::new(object)),
+        other => Err(format!("the published {field} must be a JSON object, not {other}")),
+    }
 }
 
 #[cfg(test)]

@@ -12,10 +12,10 @@ use futures::FutureExt as _;
 use rmcp::ErrorData;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
-    Implementation, InputRequiredResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, MetaObject, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ReadResourceResult, ResourceContents, ResultType, ServerCapabilities,
-    ServerConfig,
+    Implementation, InputRequiredResult, JsonObject, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, MetaObject, PaginatedRequestParams, PromptsCapability,
+    ReadResourceRequestParams, ReadResourceResponse, ResourceContents, ResourcesCapability,
+    ResultType, ServerCapabilities, ServerConfig, ToolsCapability,
 };
 #[allow(deprecated)]
 // logging (SetLevelRequestParams) is deprecated by SEP-2577; the suite tests it
@@ -26,7 +26,6 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
 use toolwire_core::host::{HostProfile, HostProfiles, READ_RESULT_TOOL};
-use toolwire_core::revision::McpCaps;
 use toolwire_core::lower::mcp::{ContentBlock, McpResult};
 use toolwire_core::{
     MapperConfig, McpRevision, NeedsOffload, Output, OutputMapper, Phase, Query, RenderContext,
@@ -37,7 +36,7 @@ use toolwire_store::{
     StoredResults,
 };
 
-use crate::conformance::Conformance;
+use crate::extend::{CallGuard, Completion, Logging, Prompts, Resources, Subscriptions};
 use crate::hosts;
 use crate::observe::{CallObserver, CallRecord, OffloadRecord};
 use crate::registry::{CallContext, Principal, RegisteredTool, Registry};
@@ -63,8 +62,6 @@ pub struct GatewayConfig {
     pub default_principal: Principal,
     /// Where results over the limit are stored, and the signer of their links.
     pub stored: StoredResults,
-    /// The conformance fixtures' resources, prompts and completions (`serve --conformance`).
-    pub conformance: Option<Conformance>,
     /// Told about every finished `tools/call` (metrics).
     pub observer: Option<Arc<dyn CallObserver>>,
     /// The host profiles requests are rendered for, picked by `clientInfo.name` (DESIGN §11).
@@ -81,7 +78,6 @@ impl GatewayConfig {
             offload_fallback_inline: false,
             default_principal: Principal::anonymous(),
             stored,
-            conformance: None,
             observer: None,
             hosts: HostProfiles::builtin(),
         }
@@ -157,14 +153,8 @@ pub struct Gateway {
 impl Gateway {
     /// A gateway serving `registry`.
     pub fn new(registry: Registry, config: GatewayConfig) -> Arc<Self> {
-        let capabilities = match &config.conformance {
-            Some(_) => crate::conformance::capabilities(),
-            None => json!({"tools": {}, "resources": {}}),
-        };
-        let capabilities: ServerCapabilities =
-            serde_json::from_value(capabilities).unwrap_or_default();
         let named = config.mapper.config();
-        let info = ServerConfig::new(capabilities)
+        let info = ServerConfig::new(Extensions::default().capabilities())
             .with_server_info(Implementation::new(named.server_name(), named.server_version()));
         Arc::new(Self { registry, config, info, legacy: LegacyCounter::default() })
     }
@@ -185,21 +175,99 @@ impl Gateway {
     }
 }
 
-/// The rmcp handler: a cheap clone of an `Arc<Gateway>`.
+/// The rmcp handler: a cheap clone of an `Arc<Gateway>` and of its extensions.
 #[derive(Debug, Clone)]
 pub struct McpServer {
     gateway: Arc<Gateway>,
+    extensions: Arc<Extensions>,
 }
 
 impl McpServer {
-    /// A handler over `gateway`.
+    /// A handler over `gateway`, serving its tools and stored results and nothing else until
+    /// extensions are added ([`crate::extend`]).
     pub fn new(gateway: Arc<Gateway>) -> Self {
-        Self { gateway }
+        Self { gateway, extensions: Arc::default() }
     }
 
     /// The gateway.
     pub fn gateway(&self) -> &Arc<Gateway> {
         &self.gateway
+    }
+
+    /// The same server, also serving `resources` (replacing any set before).
+    pub fn with_resources(self, resources: impl Resources) -> Self {
+        self.extended(|extensions| extensions.resources = Some(Arc::new(resources)))
+    }
+
+    /// The same server, serving `prompts` (announces `prompts`).
+    pub fn with_prompts(self, prompts: impl Prompts) -> Self {
+        self.extended(|extensions| extensions.prompts = Some(Arc::new(prompts)))
+    }
+
+    /// The same server, answering `completion/complete` with `completion` (announces
+    /// `completions`).
+    pub fn with_completion(self, completion: impl Completion) -> Self {
+        self.extended(|extensions| extensions.completion = Some(Arc::new(completion)))
+    }
+
+    /// The same server, accepting resource subscriptions (announces `resources.subscribe`).
+    pub fn with_subscriptions(self, subscriptions: impl Subscriptions) -> Self {
+        self.extended(|extensions| extensions.subscriptions = Some(Arc::new(subscriptions)))
+    }
+
+    /// The same server, taking `logging/setLevel` (announces `logging`).
+    pub fn with_logging(self, logging: impl Logging) -> Self {
+        self.extended(|extensions| extensions.logging = Some(Arc::new(logging)))
+    }
+
+    /// The same server, running `guard` before every tool call.
+    pub fn with_call_guard(self, guard: impl CallGuard) -> Self {
+        self.extended(|extensions| extensions.guard = Some(Arc::new(guard)))
+    }
+
+    fn extended(mut self, set: impl FnOnce(&mut Extensions)) -> Self {
+        set(Arc::make_mut(&mut self.extensions));
+        self
+    }
+}
+
+/// The extensions of one server ([`crate::extend`]).
+#[derive(Clone, Default)]
+struct Extensions {
+    resources: Option<Arc<dyn Resources>>,
+    prompts: Option<Arc<dyn Prompts>>,
+    completion: Option<Arc<dyn Completion>>,
+    subscriptions: Option<Arc<dyn Subscriptions>>,
+    logging: Option<Arc<dyn Logging>>,
+    guard: Option<Arc<dyn CallGuard>>,
+}
+
+impl Extensions {
+    /// What `initialize` announces: tools and resources (the stored results) always, the rest
+    /// where an extension answers it.
+    fn capabilities(&self) -> ServerCapabilities {
+        let mut capabilities = ServerCapabilities::default();
+        capabilities.tools = Some(ToolsCapability::default());
+        let mut resources = ResourcesCapability::default();
+        resources.subscribe = self.subscriptions.is_some().then_some(true);
+        capabilities.resources = Some(resources);
+        capabilities.prompts = self.prompts.is_some().then(PromptsCapability::default);
+        capabilities.completions = self.completion.is_some().then(JsonObject::new);
+        capabilities.logging = self.logging.is_some().then(JsonObject::new);
+        capabilities
+    }
+}
+
+impl std::fmt::Debug for Extensions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Extensions")
+            .field("resources", &self.resources.is_some())
+            .field("prompts", &self.prompts.is_some())
+            .field("completion", &self.completion.is_some())
+            .field("subscriptions", &self.subscriptions.is_some())
+            .field("logging", &self.logging.is_some())
+            .field("guard", &self.guard.is_some())
+            .finish()
     }
 }
 
@@ -528,7 +596,9 @@ pub(crate) fn internal(tool: &str, why: &str) -> ErrorData {
 
 impl rmcp::ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        self.gateway.info.clone()
+        let mut info = self.gateway.info.clone();
+        info.capabilities = self.extensions.capabilities();
+        info
     }
 
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
@@ -554,7 +624,7 @@ impl rmcp::ServerHandler for McpServer {
             .map(|definition| hosts::definition_for(definition, host))
             .collect();
         if self.offers_read_result(host) {
-            tools.extend(hosts::read_result_definition(revision));
+            tools.push(hosts::read_result_definition(revision));
         }
         Ok(ListToolsResult::with_all_items(tools))
     }
@@ -576,10 +646,8 @@ impl rmcp::ServerHandler for McpServer {
             self.observe(&name, revision, "unknown_tool", started, None);
             return Err(ErrorData::invalid_params(format!("Unknown tool: {name}"), None));
         };
-        if let Some(refusal) =
-            self.gateway.config.conformance.as_ref().and_then(|f| f.refuse(&name, &ctx))
-        {
-            return Err(refusal);
+        if let Some(guard) = &self.extensions.guard {
+            guard.check(&name, &ctx)?;
         }
         let principal = principal_of(&ctx, &self.gateway);
         let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
@@ -674,10 +742,8 @@ impl rmcp::ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let fixtures = self.gateway.config.conformance.as_ref();
-        Ok(ListResourcesResult::with_all_items(
-            fixtures.map(Conformance::resources).unwrap_or_default(),
-        ))
+        let resources = self.extensions.resources.as_ref();
+        Ok(ListResourcesResult::with_all_items(resources.map(|r| r.list()).unwrap_or_default()))
     }
 
     async fn list_resource_templates(
@@ -686,15 +752,12 @@ impl rmcp::ServerHandler for McpServer {
         ctx: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         let revision = revision_of(&ctx)?;
-        let mut result: ListResourceTemplatesResult = serde_json::from_value(
-            toolwire_store::resource_templates_list_result(revision).to_value(),
+        let mut result = crate::resource::templates_list(
+            toolwire_store::resource_templates_list_result(revision),
         )
         .map_err(|e| ErrorData::internal_error(format!("resource template: {e}"), None))?;
-        if !McpCaps::of(revision).result_type {
-            result.result_type = None;
-        }
-        if let Some(fixtures) = &self.gateway.config.conformance {
-            result.resource_templates.extend(fixtures.templates());
+        if let Some(resources) = &self.extensions.resources {
+            result.resource_templates.extend(resources.templates());
         }
         Ok(result)
     }
@@ -707,8 +770,10 @@ impl rmcp::ServerHandler for McpServer {
         let revision = revision_of(&ctx)?;
         let principal = principal_of(&ctx, &self.gateway);
         let uri = request.uri;
-        if let Some(fixture) = self.gateway.config.conformance.as_ref().and_then(|f| f.read(&uri)) {
-            return Ok(ReadResourceResponse::Complete(fixture));
+        if let Some(resources) = &self.extensions.resources
+            && let Some(read) = resources.read(&uri, &ctx).await
+        {
+            return read.map(ReadResourceResponse::Complete);
         }
         let read = match self.gateway.config.read_stored(&uri, principal.name(), revision).await {
             Ok(read) => read,
@@ -724,53 +789,53 @@ impl rmcp::ServerHandler for McpServer {
                 return Err(ErrorData::internal_error("The stored result could not be read", None));
             }
         };
-        let mut result: ReadResourceResult =
-            serde_json::from_value(read.to_value()).map_err(|e| {
-                ErrorData::internal_error(format!("stored contents are malformed: {e}"), None)
-            })?;
-        // Like `CallToolResult`, a deserialized result has no `resultType` unless it is set.
-        if McpCaps::of(revision).result_type {
-            result.result_type = Some(ResultType::COMPLETE);
-        }
+        let result = crate::resource::read_result(read).map_err(|e| {
+            ErrorData::internal_error(format!("stored contents are malformed: {e}"), None)
+        })?;
         Ok(ReadResourceResponse::Complete(result))
     }
 
-    // Prompts, completion, logging and subscriptions exist only with the conformance fixtures;
-    // without them each is method-not-found, as rmcp's defaults answer.
+    // Prompts, completion, logging and subscriptions exist only with an extension answering
+    // them; without one each is method-not-found, as rmcp's defaults answer.
 
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        let fixtures = self.fixtures::<rmcp::model::ListPromptsRequestMethod>()?;
-        Ok(ListPromptsResult::with_all_items(fixtures.prompts()))
+        let prompts =
+            extension::<_, rmcp::model::ListPromptsRequestMethod>(&self.extensions.prompts)?;
+        Ok(ListPromptsResult::with_all_items(prompts.list()))
     }
 
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _ctx: RequestContext<RoleServer>,
+        ctx: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let fixtures = self.fixtures::<rmcp::model::GetPromptRequestMethod>()?;
-        fixtures.prompt_response(&request)
+        let prompts =
+            extension::<_, rmcp::model::GetPromptRequestMethod>(&self.extensions.prompts)?;
+        prompts.get(request, &ctx).await
     }
 
     async fn complete(
         &self,
         request: CompleteRequestParams,
-        _ctx: RequestContext<RoleServer>,
+        ctx: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        self.fixtures::<rmcp::model::CompleteRequestMethod>()?.complete(&request)
+        let completion =
+            extension::<_, rmcp::model::CompleteRequestMethod>(&self.extensions.completion)?;
+        completion.complete(request, &ctx).await
     }
 
-    #[allow(deprecated)] // logging is deprecated by SEP-2577; the suite still tests it
+    #[allow(deprecated)] // logging is deprecated by SEP-2577; clients of earlier revisions set it
     async fn set_level(
         &self,
         request: SetLevelRequestParams,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.fixtures::<rmcp::model::SetLevelRequestMethod>()?.set_level(request.level);
+        extension::<_, rmcp::model::SetLevelRequestMethod>(&self.extensions.logging)?
+            .set_level(request.level);
         Ok(())
     }
 
@@ -779,16 +844,15 @@ impl rmcp::ServerHandler for McpServer {
         request: SubscribeRequestParams,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.fixtures::<rmcp::model::SubscribeRequestMethod>()?.subscribe(request.uri);
-        Ok(())
+        extension::<_, rmcp::model::SubscribeRequestMethod>(&self.extensions.subscriptions)?
+            .subscribe(request.uri)
     }
 
     fn accepted_subscription_filter(
         &self,
         requested: &rmcp::model::SubscriptionFilter,
     ) -> Option<rmcp::model::SubscriptionFilter> {
-        let fixtures = self.gateway.config.conformance.as_ref()?;
-        Some(fixtures.subscription_filter(requested))
+        Some(self.extensions.subscriptions.as_ref()?.accept(requested))
     }
 
     async fn unsubscribe(
@@ -796,14 +860,14 @@ impl rmcp::ServerHandler for McpServer {
         request: UnsubscribeRequestParams,
         _ctx: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.fixtures::<rmcp::model::UnsubscribeRequestMethod>()?.unsubscribe(&request.uri);
-        Ok(())
+        extension::<_, rmcp::model::UnsubscribeRequestMethod>(&self.extensions.subscriptions)?
+            .unsubscribe(&request.uri)
     }
 }
 
-impl McpServer {
-    /// The conformance fixtures, or method-not-found for `M` when they are off.
-    fn fixtures<M: rmcp::model::ConstString>(&self) -> Result<&Conformance, ErrorData> {
-        self.gateway.config.conformance.as_ref().ok_or_else(ErrorData::method_not_found::<M>)
-    }
+/// The extension answering method `M`, or method-not-found when there is none.
+fn extension<T: ?Sized, M: rmcp::model::ConstString>(
+    extension: &Option<Arc<T>>,
+) -> Result<&T, ErrorData> {
+    extension.as_deref().ok_or_else(ErrorData::method_not_found::<M>)
 }

@@ -3,11 +3,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use rmcp::ServiceExt as _;
+mod support;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use support::Peer;
 use toolwire_core::ToolError;
 use toolwire_mcp::{CallContext, Gateway, GatewayConfig, McpServer, Registry, ToolSpec};
 
@@ -26,33 +27,6 @@ struct Sum {
 
 #[derive(Deserialize, JsonSchema)]
 struct Nothing {}
-
-struct Peer {
-    reader: BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>,
-    writer: tokio::io::WriteHalf<tokio::io::DuplexStream>,
-    next_id: u64,
-}
-
-impl Peer {
-    async fn send(&mut self, message: Value) {
-        self.writer.write_all(format!("{message}\n").as_bytes()).await.unwrap();
-    }
-
-    async fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
-        let mut line = String::new();
-        loop {
-            line.clear();
-            assert!(self.reader.read_line(&mut line).await.unwrap() > 0, "closed");
-            let message: Value = serde_json::from_str(&line).unwrap();
-            if message["id"] == id {
-                return message;
-            }
-        }
-    }
-}
 
 async fn start() -> Peer {
     let mut tools = Registry::new();
@@ -77,26 +51,9 @@ async fn start() -> Peer {
         .unwrap();
     let mut config = GatewayConfig::in_memory().unwrap();
     config.default_principal = toolwire_mcp::Principal::local();
-    let server = McpServer::new(Gateway::new(tools, config));
-    let (client_io, server_io) = tokio::io::duplex(1 << 20);
-    let (server_read, server_write) = tokio::io::split(server_io);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve((server_read, server_write)).await {
-            let _ = running.waiting().await;
-        }
-    });
-    let (read, writer) = tokio::io::split(client_io);
-    let mut peer = Peer { reader: BufReader::new(read), writer, next_id: 1 };
-    let init = peer
-        .request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {},
-                   "clientInfo": {"name": "t", "version": "1"}}),
-        )
-        .await;
-    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
-    assert_eq!(init["result"]["capabilities"], json!({"resources": {}, "tools": {}}));
-    peer.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    let mut peer = Peer::connect(McpServer::new(Gateway::new(tools, config)));
+    let init = peer.initialize("2025-06-18").await;
+    assert_eq!(init["capabilities"], json!({"resources": {}, "tools": {}}));
     peer
 }
 

@@ -5,6 +5,7 @@
 mod app_tools;
 mod auth;
 mod config;
+mod conformance;
 mod demo;
 mod listener;
 mod metrics;
@@ -21,13 +22,13 @@ use rmcp::ServiceExt as _;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 use toolwire_core::{MapperConfig, OutputMapper};
-use toolwire_mcp::conformance::Conformance;
 use toolwire_mcp::{Gateway, GatewayConfig, McpServer, Principal, Registry};
 use toolwire_store::{KeySet, OpenError, StoreConfig, StoredResults};
 
 use crate::cmd::Failure;
 pub(crate) use config::MAX_LINK_TTL_SECS;
 use config::{Overrides, Settings, StoreKind};
+use conformance::Conformance;
 
 /// `toolwire serve` flags (each over the config file).
 #[derive(Debug, Args)]
@@ -190,7 +191,6 @@ async fn serve(settings: Settings, fixtures: Option<Conformance>) -> Result<(), 
         settings.offload_fallback == toolwire_store::OffloadFallback::Inline;
     config.default_principal =
         if settings.stdio { Principal::local() } else { Principal::anonymous() };
-    config.conformance = fixtures;
     let metrics = metrics::global().clone();
     config.observer = Some(metrics.clone());
     let stored = config.stored.clone();
@@ -198,6 +198,10 @@ async fn serve(settings: Settings, fixtures: Option<Conformance>) -> Result<(), 
     let tools = registry.len();
     let gateway = Gateway::new(registry, config);
     let server = McpServer::new(gateway.clone());
+    let server = match &fixtures {
+        Some(fixtures) => fixtures.extend(server),
+        None => server,
+    };
     let outcome = if settings.stdio {
         serve_stdio(server).await
     } else {

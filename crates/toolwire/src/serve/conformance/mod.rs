@@ -2,11 +2,12 @@
 //! conformance suite (`@modelcontextprotocol/conformance`) calls in its active scenarios for spec
 //! versions 2025-11-25 and 2026-07-28, served by `toolwire serve --conformance`.
 //!
-//! The fixture tools are ordinary registered tools: each returns a [`ToolResult`] that the
-//! gateway validates and renders like any other, so the suite checks toolwire's own rendering of
-//! text, image, audio and embedded-resource parts and of failures. What is not a tool result
-//! (resources, prompts, completion, logging level, subscriptions) is answered here for the
-//! handler in `server.rs`.
+//! The fixtures use toolwire-mcp's public API exactly as a library user would. The fixture tools
+//! are ordinary registered tools: each returns a [`ToolResult`] that the gateway validates and
+//! renders like any other, so the suite checks toolwire's own rendering of text, image, audio and
+//! embedded-resource parts and of failures. What is not a tool result (resources, prompts,
+//! completion, logging level, subscriptions, the missing-capability refusal) plugs into the
+//! server's extension points ([`toolwire_mcp::extend`]) in [`Conformance::extend`].
 //!
 //! Logging, sampling and elicitation are deprecated by SEP-2577 (rmcp marks their types
 //! deprecated) but the suite still tests them for the handshake revisions, so this module uses
@@ -23,16 +24,22 @@ use rmcp::ErrorData;
 use rmcp::model::{
     ClientCapabilities, ClientResult, CompleteRequestParams, CompleteResult, CompletionInfo,
     ContentBlock, CreateMessageRequestParams, ElicitRequestParams, ElicitationSchema,
-    GetPromptRequestParams, GetPromptResult, LoggingLevel, LoggingMessageNotificationParam,
-    ProgressNotificationParam, Prompt, PromptArgument, PromptMessage, ReadResourceResult,
-    Reference, Request, Resource, ResourceContents, ResourceTemplate, Role, SamplingCapability,
-    SamplingMessage, ServerRequest, SubscriptionFilter,
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, LoggingLevel,
+    LoggingMessageNotificationParam, ProgressNotificationParam, Prompt, PromptArgument,
+    PromptMessage, ReadResourceResult, Reference, Request, Resource, ResourceContents,
+    ResourceTemplate, Role, SamplingCapability, SamplingMessage, ServerRequest,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
 use toolwire_core::{ErrorCode, Part, ToolError, ToolResult};
+use toolwire_mcp::extend::{
+    CallGuard, Completion, ExtensionFuture, Logging, Prompts, Resources, Subscriptions,
+};
+use toolwire_mcp::{
+    CallContext, DynTool, McpServer, Registry, RegistryError, ToolFuture, ToolSpec,
+};
 
-use crate::registry::{CallContext, DynTool, Registry, RegistryError, ToolFuture, ToolSpec};
+mod mrtr;
 
 /// A 1×1 red PNG.
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==";
@@ -45,18 +52,7 @@ const TEMPLATE: &str = "test://template/{id}/data";
 
 /// The name of the fixture tool whose `region` parameter travels as the `Mcp-Param-Region`
 /// header on 2026-07-28 (`x-mcp-header`, SEP-2243).
-pub const HEADER_TOOL: &str = "test_header_param";
-
-/// The capabilities a fixture server announces: everything the suite exercises.
-pub(crate) fn capabilities() -> Value {
-    json!({
-        "completions": {},
-        "logging": {},
-        "prompts": {},
-        "resources": {"subscribe": true},
-        "tools": {},
-    })
-}
+const HEADER_TOOL: &str = "test_header_param";
 
 /// The fixture state shared by the tools and the handler: the logging level the client set and
 /// the resources it subscribed to (one of each for the whole fixture server, which serves one
@@ -218,32 +214,41 @@ impl Conformance {
             })),
             Arc::new(HeaderEcho),
         )?;
-        crate::conformance_mrtr::register(registry)
+        mrtr::register(registry)
     }
 
-    /// The JSON-RPC error that refuses a fixture call before it runs: `test_missing_capability`
-    /// needs the client's sampling capability and answers -32021 (naming it) without it.
-    pub(crate) fn refuse(
-        &self,
-        tool: &str,
-        request: &RequestContext<RoleServer>,
-    ) -> Option<ErrorData> {
+    /// `server` with everything the fixtures answer beside their tools: resources and the
+    /// template, prompts, completion, subscriptions (every `subscriptions/listen` kind accepted,
+    /// narrowed by rmcp to what is announced), the logging level, and the refusal of
+    /// `test_missing_capability`.
+    pub fn extend(&self, server: McpServer) -> McpServer {
+        server
+            .with_resources(self.clone())
+            .with_prompts(self.clone())
+            .with_completion(self.clone())
+            .with_subscriptions(self.clone())
+            .with_logging(self.clone())
+            .with_call_guard(self.clone())
+    }
+}
+
+impl CallGuard for Conformance {
+    /// `test_missing_capability` needs the client's sampling capability and answers -32021
+    /// (naming it) without it.
+    fn check(&self, tool: &str, request: &RequestContext<RoleServer>) -> Result<(), ErrorData> {
         let declared = request.client_capabilities().is_some_and(|caps| caps.sampling.is_some());
-        (tool == "test_missing_capability" && !declared).then(|| {
+        if tool == "test_missing_capability" && !declared {
             let mut required = ClientCapabilities::default();
             required.sampling = Some(SamplingCapability::default());
-            ErrorData::missing_required_client_capability(required)
-        })
+            return Err(ErrorData::missing_required_client_capability(required));
+        }
+        Ok(())
     }
+}
 
-    /// `subscriptions/listen` (2026-07-28): every requested notification kind is accepted; rmcp
-    /// narrows the filter to what the capabilities announce.
-    pub(crate) fn subscription_filter(&self, requested: &SubscriptionFilter) -> SubscriptionFilter {
-        requested.clone()
-    }
-
-    /// `resources/list`: the two static resources.
-    pub(crate) fn resources(&self) -> Vec<Resource> {
+impl Resources for Conformance {
+    /// The two static resources.
+    fn list(&self) -> Vec<Resource> {
         vec![
             Resource::new(STATIC_TEXT, "static-text")
                 .with_title("Static text resource")
@@ -256,8 +261,8 @@ impl Conformance {
         ]
     }
 
-    /// `resources/templates/list`: the dynamic resource template.
-    pub(crate) fn templates(&self) -> Vec<ResourceTemplate> {
+    /// The dynamic resource template.
+    fn templates(&self) -> Vec<ResourceTemplate> {
         vec![
             ResourceTemplate::new(TEMPLATE, "template-data")
                 .with_title("Dynamic resource")
@@ -266,44 +271,59 @@ impl Conformance {
         ]
     }
 
-    /// `resources/read` of a fixture URI, or `None` when the URI is not a fixture's.
-    pub(crate) fn read(&self, uri: &str) -> Option<ReadResourceResult> {
-        let contents = match uri {
-            STATIC_TEXT => {
-                ResourceContents::text("This is the content of the static text resource.", uri)
-                    .with_mime_type("text/plain")
-            }
-            STATIC_BINARY => ResourceContents::blob(PNG, uri).with_mime_type("image/png"),
-            _ => {
-                let id = uri.strip_prefix("test://template/")?.strip_suffix("/data")?;
-                if id.is_empty() || id.contains('/') {
-                    return None;
-                }
-                let text =
-                    json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
-                ResourceContents::text(text.to_string(), uri).with_mime_type("application/json")
-            }
-        };
-        Some(ReadResourceResult::new(vec![contents]))
+    fn read<'a>(
+        &'a self,
+        uri: &'a str,
+        _request: &'a RequestContext<RoleServer>,
+    ) -> ExtensionFuture<'a, Option<Result<ReadResourceResult, ErrorData>>> {
+        let read = read(uri).map(Ok);
+        Box::pin(async move { read })
     }
+}
 
-    /// `resources/subscribe`: remembers the URI.
-    pub(crate) fn subscribe(&self, uri: String) {
+/// `resources/read` of a fixture URI, or `None` when the URI is not a fixture's.
+fn read(uri: &str) -> Option<ReadResourceResult> {
+    let contents = match uri {
+        STATIC_TEXT => {
+            ResourceContents::text("This is the content of the static text resource.", uri)
+                .with_mime_type("text/plain")
+        }
+        STATIC_BINARY => ResourceContents::blob(PNG, uri).with_mime_type("image/png"),
+        _ => {
+            let id = uri.strip_prefix("test://template/")?.strip_suffix("/data")?;
+            if id.is_empty() || id.contains('/') {
+                return None;
+            }
+            let text =
+                json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
+            ResourceContents::text(text.to_string(), uri).with_mime_type("application/json")
+        }
+    };
+    Some(ReadResourceResult::new(vec![contents]))
+}
+
+impl Subscriptions for Conformance {
+    /// Remembers the URI.
+    fn subscribe(&self, uri: String) -> Result<(), ErrorData> {
         lock(&self.state.subscriptions).insert(uri);
+        Ok(())
     }
 
-    /// `resources/unsubscribe`: forgets the URI.
-    pub(crate) fn unsubscribe(&self, uri: &str) {
+    /// Forgets the URI.
+    fn unsubscribe(&self, uri: &str) -> Result<(), ErrorData> {
         lock(&self.state.subscriptions).remove(uri);
+        Ok(())
     }
+}
 
-    /// `logging/setLevel`.
-    pub(crate) fn set_level(&self, level: LoggingLevel) {
+impl Logging for Conformance {
+    fn set_level(&self, level: LoggingLevel) {
         *lock(&self.state.level) = level;
     }
+}
 
-    /// `prompts/list`.
-    pub(crate) fn prompts(&self) -> Vec<Prompt> {
+impl Prompts for Conformance {
+    fn list(&self) -> Vec<Prompt> {
         vec![
             Prompt::new("test_simple_prompt", Some("A simple prompt without arguments"), None),
             Prompt::new(
@@ -329,105 +349,109 @@ impl Conformance {
             ),
             Prompt::new("test_prompt_with_image", Some("A prompt that includes an image"), None),
             Prompt::new(
-                crate::conformance_mrtr::PROMPT,
+                mrtr::PROMPT,
                 Some("A prompt that asks for its context first (input required)"),
                 None,
             ),
         ]
     }
 
-    /// `prompts/get`, including the prompt that answers `InputRequiredResult` until the client
-    /// gives it a context.
-    pub(crate) fn prompt_response(
-        &self,
-        request: &GetPromptRequestParams,
-    ) -> Result<rmcp::model::GetPromptResponse, ErrorData> {
-        use rmcp::model::GetPromptResponse;
-        if request.name == crate::conformance_mrtr::PROMPT {
-            return crate::conformance_mrtr::prompt(request);
-        }
-        self.prompt(request).map(GetPromptResponse::Complete)
-    }
-
-    /// `prompts/get`.
-    pub(crate) fn prompt(
-        &self,
-        request: &GetPromptRequestParams,
-    ) -> Result<GetPromptResult, ErrorData> {
-        let arg = |name: &str| {
-            request
-                .arguments
-                .as_ref()
-                .and_then(|args| args.get(name))
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned()
+    /// Including the prompt that answers `InputRequiredResult` until the client gives it a
+    /// context.
+    fn get<'a>(
+        &'a self,
+        request: GetPromptRequestParams,
+        _context: &'a RequestContext<RoleServer>,
+    ) -> ExtensionFuture<'a, Result<GetPromptResponse, ErrorData>> {
+        let response = if request.name == mrtr::PROMPT {
+            mrtr::prompt(&request)
+        } else {
+            prompt(&request).map(GetPromptResponse::Complete)
         };
-        let result = match request.name.as_str() {
-            "test_simple_prompt" => GetPromptResult::new(vec![PromptMessage::new_text(
-                Role::User,
-                "This is a simple prompt for testing.",
-            )])
-            .with_description("A simple prompt"),
-            "test_prompt_with_arguments" => GetPromptResult::new(vec![PromptMessage::new_text(
-                Role::User,
-                format!("Prompt with arguments: arg1='{}', arg2='{}'", arg("arg1"), arg("arg2")),
-            )])
-            .with_description("A prompt with arguments"),
-            "test_prompt_with_embedded_resource" => {
-                let uri = Some(arg("resourceUri")).filter(|u| !u.is_empty());
-                GetPromptResult::new(vec![
-                    PromptMessage::new(
-                        Role::User,
-                        ContentBlock::resource(
-                            ResourceContents::text(
-                                "Embedded resource content for testing.",
-                                uri.unwrap_or_else(|| STATIC_TEXT.to_owned()),
-                            )
-                            .with_mime_type("text/plain"),
-                        ),
+        Box::pin(async move { response })
+    }
+}
+
+/// `prompts/get` of the prompts that need no input.
+fn prompt(request: &GetPromptRequestParams) -> Result<GetPromptResult, ErrorData> {
+    let arg = |name: &str| {
+        request
+            .arguments
+            .as_ref()
+            .and_then(|args| args.get(name))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let result = match request.name.as_str() {
+        "test_simple_prompt" => GetPromptResult::new(vec![PromptMessage::new_text(
+            Role::User,
+            "This is a simple prompt for testing.",
+        )])
+        .with_description("A simple prompt"),
+        "test_prompt_with_arguments" => GetPromptResult::new(vec![PromptMessage::new_text(
+            Role::User,
+            format!("Prompt with arguments: arg1='{}', arg2='{}'", arg("arg1"), arg("arg2")),
+        )])
+        .with_description("A prompt with arguments"),
+        "test_prompt_with_embedded_resource" => {
+            let uri = Some(arg("resourceUri")).filter(|u| !u.is_empty());
+            GetPromptResult::new(vec![
+                PromptMessage::new(
+                    Role::User,
+                    ContentBlock::resource(
+                        ResourceContents::text(
+                            "Embedded resource content for testing.",
+                            uri.unwrap_or_else(|| STATIC_TEXT.to_owned()),
+                        )
+                        .with_mime_type("text/plain"),
                     ),
-                    PromptMessage::new_text(
-                        Role::User,
-                        "Please process the embedded resource above.",
-                    ),
-                ])
-                .with_description("A prompt with an embedded resource")
-            }
-            "test_prompt_with_image" => GetPromptResult::new(vec![
-                PromptMessage::new(Role::User, ContentBlock::image(PNG, "image/png")),
-                PromptMessage::new_text(Role::User, "Please analyze the image above."),
+                ),
+                PromptMessage::new_text(Role::User, "Please process the embedded resource above."),
             ])
-            .with_description("A prompt with an image"),
-            other => {
-                return Err(ErrorData::invalid_params(
-                    format!("Unknown prompt: {other}"),
-                    Some(json!({"name": other})),
-                ));
-            }
-        };
-        Ok(result)
-    }
+            .with_description("A prompt with an embedded resource")
+        }
+        "test_prompt_with_image" => GetPromptResult::new(vec![
+            PromptMessage::new(Role::User, ContentBlock::image(PNG, "image/png")),
+            PromptMessage::new_text(Role::User, "Please analyze the image above."),
+        ])
+        .with_description("A prompt with an image"),
+        other => {
+            return Err(ErrorData::invalid_params(
+                format!("Unknown prompt: {other}"),
+                Some(json!({"name": other})),
+            ));
+        }
+    };
+    Ok(result)
+}
 
-    /// `completion/complete`: values that start with what was typed so far.
-    pub(crate) fn complete(
-        &self,
-        request: &CompleteRequestParams,
-    ) -> Result<CompleteResult, ErrorData> {
-        let candidates: &[&str] = match (&request.r#ref, request.argument.name.as_str()) {
-            (Reference::Prompt(_), "arg1" | "arg2") => {
-                &["paris", "park", "party", "test", "testValue1"]
-            }
-            (Reference::Resource(_), "id") => &["1", "2", "3", "123"],
-            _ => &[],
-        };
-        let typed = request.argument.value.as_str();
-        let values: Vec<String> =
-            candidates.iter().filter(|c| c.starts_with(typed)).map(|c| (*c).to_owned()).collect();
-        let info = CompletionInfo::with_all_values(values)
-            .map_err(|e| ErrorData::internal_error(format!("completion: {e}"), None))?;
-        Ok(CompleteResult::new(info))
+impl Completion for Conformance {
+    fn complete<'a>(
+        &'a self,
+        request: CompleteRequestParams,
+        _context: &'a RequestContext<RoleServer>,
+    ) -> ExtensionFuture<'a, Result<CompleteResult, ErrorData>> {
+        let completed = complete(&request);
+        Box::pin(async move { completed })
     }
+}
+
+/// `completion/complete`: values that start with what was typed so far.
+fn complete(request: &CompleteRequestParams) -> Result<CompleteResult, ErrorData> {
+    let candidates: &[&str] = match (&request.r#ref, request.argument.name.as_str()) {
+        (Reference::Prompt(_), "arg1" | "arg2") => {
+            &["paris", "park", "party", "test", "testValue1"]
+        }
+        (Reference::Resource(_), "id") => &["1", "2", "3", "123"],
+        _ => &[],
+    };
+    let typed = request.argument.value.as_str();
+    let values: Vec<String> =
+        candidates.iter().filter(|c| c.starts_with(typed)).map(|c| (*c).to_owned()).collect();
+    let info = CompletionInfo::with_all_values(values)
+        .map_err(|e| ErrorData::internal_error(format!("completion: {e}"), None))?;
+    Ok(CompleteResult::new(info))
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -580,7 +604,8 @@ impl DynTool for Live {
         let kind = match self {
             Live::Logging(state) => {
                 LiveCall::Logging(if context.revision().is_stateless() {
-                    // 2026-07-28 has no logging/setLevel: only the request's own `_meta` opts in.
+                    // A stateless revision (2026-07-28) has no logging/setLevel: only the request's own
+                    // `_meta` opts in.
                     None
                 } else {
                     Some(*lock(&state.level))
@@ -593,8 +618,8 @@ impl DynTool for Live {
         };
         let asks_client = matches!(kind, LiveCall::Sampling | LiveCall::Elicitation(_));
         if asks_client && context.revision().is_stateless() {
-            // 2026-07-28 forbids server-to-client requests; its replacement, an input_required
-            // result (MRTR), is not something toolwire's tools produce.
+            // A stateless revision (2026-07-28) forbids server-to-client requests; the MRTR
+            // fixtures show its replacement, an input_required result.
             let refusal = ToolError::new(
                 ErrorCode::ToolError,
                 "This tool asks the client for input mid-call, which 2026-07-28 does not allow; use a handshake revision (2025-11-25).",
@@ -832,12 +857,11 @@ mod tests {
 
     #[test]
     fn template_reads_name_the_id() {
-        let fixtures = Conformance::new();
-        let read = fixtures.read("test://template/123/data");
-        let text = serde_json::to_value(read).unwrap_or_default().to_string();
+        let answer = read("test://template/123/data");
+        let text = serde_json::to_value(answer).unwrap_or_default().to_string();
         assert!(text.contains(r#"\"id\":\"123\""#), "{text}");
-        assert!(fixtures.read("test://template//data").is_none());
-        assert!(fixtures.read("test://nonexistent").is_none());
+        assert!(read("test://template//data").is_none());
+        assert!(read("test://nonexistent").is_none());
     }
 
     #[test]
@@ -858,7 +882,6 @@ mod tests {
 
     #[test]
     fn completion_filters_by_prefix() {
-        let fixtures = Conformance::new();
         let request: CompleteRequestParams = match serde_json::from_value(json!({
             "ref": {"type": "ref/prompt", "name": "test_prompt_with_arguments"},
             "argument": {"name": "arg1", "value": "par"},
@@ -866,7 +889,7 @@ mod tests {
             Ok(r) => r,
             Err(e) => panic!("{e}"),
         };
-        let result = fixtures.complete(&request).map(|r| r.completion.values);
+        let result = complete(&request).map(|r| r.completion.values);
         assert_eq!(
             result.ok(),
             Some(vec!["paris".to_owned(), "park".to_owned(), "party".to_owned()])

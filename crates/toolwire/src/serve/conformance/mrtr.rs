@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 use toolwire_core::input::{Capability, ask_value, object_schema};
 use toolwire_core::{InputRequest, InputRequired, InputRound, ToolResult};
 
-use crate::registry::{CallContext, DynTool, Registry, RegistryError, ToolFuture, ToolSpec};
+use toolwire_mcp::{CallContext, DynTool, Registry, RegistryError, ToolFuture, ToolSpec};
 
 /// The prompt that asks for input before it can be rendered.
 pub(crate) const PROMPT: &str = "test_input_required_result_prompt";

@@ -1,0 +1,64 @@
+//! A JSON-RPC peer over an in-memory stream to an [`McpServer`] running in process: every test
+//! sees the exact wire JSON.
+
+use rmcp::ServiceExt as _;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use toolwire_mcp::McpServer;
+
+/// The client end of one connection.
+pub struct Peer {
+    reader: BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>,
+    writer: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    next_id: u64,
+}
+
+impl Peer {
+    /// Serves `server` on a fresh in-memory stream and returns its client end (not initialized).
+    pub fn connect(server: McpServer) -> Self {
+        let (client_io, server_io) = tokio::io::duplex(1 << 20);
+        let (server_read, server_write) = tokio::io::split(server_io);
+        tokio::spawn(async move {
+            if let Ok(running) = server.serve((server_read, server_write)).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let (read, writer) = tokio::io::split(client_io);
+        Peer { reader: BufReader::new(read), writer, next_id: 1 }
+    }
+
+    /// Sends one message.
+    pub async fn send(&mut self, message: Value) {
+        self.writer.write_all(format!("{message}\n").as_bytes()).await.unwrap();
+    }
+
+    /// Sends a request and returns its answer (skipping notifications).
+    pub async fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
+        let mut line = String::new();
+        loop {
+            line.clear();
+            assert!(self.reader.read_line(&mut line).await.unwrap() > 0, "closed");
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == id {
+                return message;
+            }
+        }
+    }
+
+    /// The `initialize` handshake on `revision`; returns the `initialize` result.
+    pub async fn initialize(&mut self, revision: &str) -> Value {
+        let init = self
+            .request(
+                "initialize",
+                json!({"protocolVersion": revision, "capabilities": {},
+                       "clientInfo": {"name": "t", "version": "1"}}),
+            )
+            .await;
+        assert_eq!(init["result"]["protocolVersion"], revision, "{init}");
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+        init["result"].clone()
+    }
+}

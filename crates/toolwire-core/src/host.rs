@@ -211,11 +211,15 @@ pub fn read_instruction(uri: &str, reads_links: bool) -> String {
     if reads_links {
         "read it with resources/read".to_owned()
     } else {
-        let mut arguments = String::from("{\"uri\":");
-        crate::json::write_str(&mut arguments, uri);
-        arguments.push('}');
+        let arguments = crate::lower::to_json_string(&ReadResultArguments { uri });
         format!("read it by calling the tool {READ_RESULT_TOOL} with {arguments}")
     }
+}
+
+/// The arguments of the `read_result` tool: `{"uri"}`.
+#[derive(Serialize)]
+struct ReadResultArguments<'a> {
+    uri: &'a str,
 }
 
 /// Whether `result` is a success that is data alone: nothing but the data (no summary, parts,

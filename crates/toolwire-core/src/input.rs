@@ -8,9 +8,41 @@
 //! is what `inputRequests` carries on MCP, what the v2 form stores, what the down-levelled
 //! failure lists in `details.inputRequests` and what A2A's `status.message` carries as data.
 
+use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, ToolError};
+
+/// An `InputRequest` on the wire: `{"method", "params"}`, keys in this order.
+#[derive(Serialize)]
+struct RequestWire<'a> {
+    method: &'static str,
+    params: ParamsWire<'a>,
+}
+
+/// The parameters of each request, as MCP writes them.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ParamsWire<'a> {
+    Form {
+        mode: &'static str,
+        message: &'a str,
+        #[serde(rename = "requestedSchema")]
+        requested_schema: &'a Map<String, Value>,
+    },
+    Url {
+        mode: &'static str,
+        message: &'a str,
+        url: &'a str,
+    },
+    Sample(&'a Map<String, Value>),
+    None {},
+}
+
+/// The value of a shape that always serializes: string keys, numbers kept as their text.
+fn to_json_value(shape: &impl Serialize) -> Value {
+    serde_json::to_value(shape).unwrap_or(Value::Null)
+}
 
 /// One thing a tool asks the client for.
 #[non_exhaustive]
@@ -97,30 +129,28 @@ impl InputRequest {
 
     /// The request's parameters as MCP writes them.
     pub fn params(&self) -> Map<String, Value> {
-        let mut params = Map::new();
-        match self {
-            Self::ElicitForm { message, requested_schema } => {
-                params.insert("mode".into(), Value::String("form".into()));
-                params.insert("message".into(), Value::String(message.clone()));
-                params.insert("requestedSchema".into(), Value::Object(requested_schema.clone()));
-            }
-            Self::ElicitUrl { message, url } => {
-                params.insert("mode".into(), Value::String("url".into()));
-                params.insert("message".into(), Value::String(message.clone()));
-                params.insert("url".into(), Value::String(url.clone()));
-            }
-            Self::Sample(sample) => params.clone_from(sample),
-            Self::ListRoots => {}
+        match to_json_value(&self.wire().params) {
+            Value::Object(params) => params,
+            _ => Map::new(),
         }
-        params
     }
 
     /// The 2026-07-28 `InputRequest` JSON: `{"method", "params"}`.
     pub fn to_value(&self) -> Value {
-        let mut request = Map::new();
-        request.insert("method".into(), Value::String(self.method().into()));
-        request.insert("params".into(), Value::Object(self.params()));
-        Value::Object(request)
+        to_json_value(&self.wire())
+    }
+
+    /// The wire shape, borrowing the request.
+    fn wire(&self) -> RequestWire<'_> {
+        let params = match self {
+            Self::ElicitForm { message, requested_schema } => {
+                ParamsWire::Form { mode: "form", message, requested_schema }
+            }
+            Self::ElicitUrl { message, url } => ParamsWire::Url { mode: "url", message, url },
+            Self::Sample(sample) => ParamsWire::Sample(sample),
+            Self::ListRoots => ParamsWire::None {},
+        };
+        RequestWire { method: self.method(), params }
     }
 
     /// Reads an `InputRequest` JSON back; the error says what is wrong, relative to the request.
@@ -160,6 +190,18 @@ impl InputRequest {
             Some(other) => Err(format!("method: `{other}` is not an input request")),
             None => Err("method: expected a string".into()),
         }
+    }
+}
+
+/// The requests of an [`InputRequired`] as the 2026-07-28 `inputRequests` map (key →
+/// `{"method", "params"}`), in order, borrowed: what every target writes (MCP `inputRequests`,
+/// the v2 form, A2A's status message) without building a map first.
+#[derive(Debug, Clone, Copy)]
+pub struct InputRequests<'a>(pub &'a InputRequired);
+
+impl Serialize for InputRequests<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.requests.iter().map(|(key, request)| (key, request.wire())))
     }
 }
 

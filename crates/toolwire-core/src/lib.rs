@@ -9,7 +9,7 @@ pub mod error;
 pub mod grammar;
 pub mod host;
 pub mod input;
-mod json;
+mod json_kind;
 pub mod layout;
 pub mod legacy;
 pub mod link;

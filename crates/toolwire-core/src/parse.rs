@@ -68,7 +68,7 @@ pub fn parse_any(input: &[u8]) -> Result<ToolResult, ParseError> {
 /// of valid JSON depends on; invalid JSON is refused later by serde_json anyway.
 pub(crate) fn nesting_overflow(input: &[u8]) -> Option<usize> {
     let mut depth = 0usize;
-    for (offset, byte) in crate::json::outside_strings(input) {
+    for (offset, byte) in outside_strings(input) {
         match byte {
             b'[' | b'{' => {
                 depth += 1;
@@ -81,4 +81,40 @@ pub(crate) fn nesting_overflow(input: &[u8]) -> Option<usize> {
         }
     }
     None
+}
+
+/// The bytes of JSON text that lie outside string literals, with their offsets (the quotes
+/// themselves are inside). Trusts nothing but quotes and backslashes, so it is safe on any input.
+pub(crate) fn outside_strings(input: &[u8]) -> impl Iterator<Item = (usize, u8)> + '_ {
+    let mut in_string = false;
+    let mut escaped = false;
+    input.iter().enumerate().filter_map(move |(offset, &byte)| {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if byte == b'\\' {
+                escaped = true;
+            } else if byte == b'"' {
+                in_string = false;
+            }
+            None
+        } else if byte == b'"' {
+            in_string = true;
+            None
+        } else {
+            Some((offset, byte))
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skips_string_contents_and_escaped_quotes() {
+        let text = br#"{"a\"[": [1, "}"]}"#;
+        let seen: String = outside_strings(text).map(|(_, b)| char::from(b)).collect();
+        assert_eq!(seen, "{: [1, ]}");
+    }
 }

@@ -14,14 +14,14 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use chrono::Datelike as _;
+use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::json::{Obj, write_base64, write_map};
-
 use crate::error::{ErrorCode, ToolError};
-use crate::input::{InputRequest, InputRequired};
+use crate::input::{InputRequest, InputRequests, InputRequired};
 use crate::link::StoredLink;
-use crate::meta::{Metadata, Pagination, Query};
+use crate::lower::{Base64, Displayed, PaginationJson, QueryJson, ResourceLink, to_json_string};
+use crate::meta::{Extensions, Metadata, Pagination, Query};
 use crate::part::{
     BinaryPart, EmbeddedResourcePart, Part, ResourceContents, ResourceLinkPart, TextPart,
 };
@@ -130,7 +130,7 @@ pub enum V1Error {
 
 /// The v1 form of `result` as compact JSON.
 pub fn to_string(result: &ToolResult) -> String {
-    write_doc(result, result.meta())
+    to_json_string(&Doc::new(result, result.meta()))
 }
 
 /// The v1 bytes of `result` as generated at `at`: what an offload stores. Only the metadata is
@@ -138,52 +138,7 @@ pub fn to_string(result: &ToolResult) -> String {
 pub(crate) fn to_vec_generated_at(result: &ToolResult, at: Timestamp) -> Vec<u8> {
     let mut meta = result.meta().clone();
     meta.generated_at = Some(at);
-    write_doc(result, &meta).into_bytes()
-}
-
-fn write_doc(result: &ToolResult, meta: &Metadata) -> String {
-    let mut out = String::new();
-    let mut doc = Obj::open(&mut out);
-    let input = result.input_required_requests();
-    doc.str("format", if input.is_some() { FORMAT_V2 } else { FORMAT });
-    if let Some(data) = result.data() {
-        doc.value("data", data);
-    }
-    // A v2 document keeps its summary inside `inputRequired`.
-    if let Some(summary) = result.summary().filter(|_| input.is_none()) {
-        doc.str("summary", summary);
-    }
-    if let Some(error) = result.error() {
-        let mut obj = Obj::open(doc.key("error"));
-        obj.str("code", error.code.as_str());
-        obj.str("message", &error.message);
-        if let Some(details) = &error.details {
-            write_map(obj.key("details"), details);
-        }
-        obj.close();
-    }
-    if !result.parts().is_empty() {
-        write_list(doc.key("parts"), result.parts(), |out, part| write_v1_part(out, part, true));
-    }
-    if !result.stored_links().is_empty() {
-        write_list(doc.key("storedLinks"), result.stored_links(), write_v1_stored_link);
-    }
-    if !meta.is_empty() {
-        write_meta(doc.key("meta"), meta);
-    }
-    if let Some(input) = input {
-        let mut obj = Obj::open(doc.key("inputRequired"));
-        write_map(obj.key("requests"), &input.requests_value());
-        if let Some(state) = &input.state {
-            obj.value("state", state);
-        }
-        if let Some(summary) = result.summary() {
-            obj.str("summary", summary);
-        }
-        obj.close();
-    }
-    doc.close();
-    out
+    to_json_string(&Doc::new(result, &meta)).into_bytes()
 }
 
 /// The v1 form of `result` as compact JSON bytes (UTF-8).
@@ -191,148 +146,232 @@ pub fn to_vec(result: &ToolResult) -> Vec<u8> {
     to_string(result).into_bytes()
 }
 
-fn write_list<T>(out: &mut String, items: &[T], mut write: impl FnMut(&mut String, &T)) {
-    out.push('[');
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        write(out, item);
-    }
-    out.push(']');
+/// A v1 (or v2) document, keys in the order DESIGN §2 shows; absent and empty members left out.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Doc<'a> {
+    format: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<ErrorForm<'a>>,
+    #[serde(skip_serializing_if = "Parts::is_empty")]
+    parts: Parts<'a>,
+    #[serde(skip_serializing_if = "StoredLinks::is_empty")]
+    stored_links: StoredLinks<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    meta: Option<MetaForm<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    input_required: Option<InputForm<'a>>,
 }
 
-fn write_meta(out: &mut String, meta: &Metadata) {
-    let mut obj = Obj::open(out);
-    if let Some(pagination) = &meta.pagination {
-        write_pagination(obj.key("pagination"), pagination);
-    }
-    if let Some(dry_run) = meta.dry_run {
-        obj.bool("dryRun", dry_run);
-    }
-    if let Some(size) = meta.response_size {
-        obj.uint("responseSize", size);
-    }
-    if let Some(query) = &meta.query {
-        write_query(obj.key("query"), query);
-    }
-    if let Some(at) = &meta.generated_at {
-        obj.str("generatedAt", &at.to_string());
-    }
-    if let Some(at) = &meta.expires_at {
-        obj.str("expiresAt", &at.to_string());
-    }
-    if !meta.extensions.is_empty() {
-        let mut extensions = Obj::open(obj.key("extensions"));
-        for (namespace, keys) in meta.extensions.namespaces() {
-            write_map(extensions.key(namespace), keys);
+impl<'a> Doc<'a> {
+    fn new(result: &'a ToolResult, meta: &'a Metadata) -> Self {
+        let input = result.input_required_requests();
+        Self {
+            format: if input.is_some() { FORMAT_V2 } else { FORMAT },
+            data: result.data(),
+            // A v2 document keeps its summary inside `inputRequired`.
+            summary: result.summary().filter(|_| input.is_none()),
+            error: result.error().map(ErrorForm::from),
+            parts: Parts::new(result.parts(), true),
+            stored_links: StoredLinks(result.stored_links()),
+            meta: (!meta.is_empty()).then(|| MetaForm::from(meta)),
+            input_required: input.map(|input| InputForm {
+                requests: InputRequests(input),
+                state: input.state.as_ref(),
+                summary: result.summary(),
+            }),
         }
-        extensions.close();
-    }
-    obj.close();
-}
-
-/// The members of a resource link after `type`, in the order MCP's `resource_link` block and the
-/// v1 part share: `uri`, `name`, `title`, `description`, `mimeType`, `size`.
-pub(crate) fn write_resource_link_members(obj: &mut Obj<'_>, link: &ResourceLinkPart) {
-    obj.str("type", "resource_link");
-    obj.str("uri", &link.uri);
-    obj.str("name", &link.name);
-    if let Some(title) = &link.title {
-        obj.str("title", title);
-    }
-    if let Some(description) = &link.description {
-        obj.str("description", description);
-    }
-    if let Some(mime) = &link.mime_type {
-        obj.str("mimeType", mime);
-    }
-    if let Some(size) = link.size {
-        obj.uint("size", size);
     }
 }
 
-/// Writes a part in the v1 part JSON (the legacy `_meta.parts` entries); without the payload
-/// (`data`/`blob`) when `include_payload` is false, for the compat envelope whose parts travel
-/// as blocks.
-pub(crate) fn write_v1_part(out: &mut String, part: &Part, include_payload: bool) {
-    let mut obj = Obj::open(out);
-    match part {
-        Part::Text(text) => {
-            obj.str("type", "text");
-            obj.str("text", &text.text);
+/// A v1 error: `{code, message, details?}`.
+#[derive(Serialize)]
+pub(crate) struct ErrorForm<'a> {
+    code: &'a str,
+    message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    details: Option<&'a Map<String, Value>>,
+}
+
+impl<'a> From<&'a ToolError> for ErrorForm<'a> {
+    fn from(error: &'a ToolError) -> Self {
+        Self { code: error.code.as_str(), message: &error.message, details: error.details.as_ref() }
+    }
+}
+
+/// A v2 `inputRequired`: `{requests, state?, summary?}`.
+#[derive(Serialize)]
+struct InputForm<'a> {
+    requests: InputRequests<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    state: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary: Option<&'a str>,
+}
+
+/// Metadata in the v1 form: `pagination`, `dryRun`, `responseSize`, `query`, `generatedAt`,
+/// `expiresAt`, `extensions` (namespace → key → value), absent ones left out.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MetaForm<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pagination: Option<PaginationJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dry_run: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_size: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    query: Option<QueryJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    generated_at: Option<Displayed<Timestamp>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expires_at: Option<Displayed<Timestamp>>,
+    #[serde(skip_serializing_if = "Extensions::is_empty", serialize_with = "namespaces")]
+    extensions: &'a Extensions,
+}
+
+impl<'a> From<&'a Metadata> for MetaForm<'a> {
+    fn from(meta: &'a Metadata) -> Self {
+        Self {
+            pagination: meta.pagination.as_ref().map(PaginationJson::from),
+            dry_run: meta.dry_run,
+            response_size: meta.response_size,
+            query: meta.query.as_ref().map(QueryJson::from),
+            generated_at: meta.generated_at.map(Displayed),
+            expires_at: meta.expires_at.map(Displayed),
+            extensions: &meta.extensions,
         }
-        Part::Binary(binary) => {
-            obj.str("type", "binary");
-            obj.str("mimeType", &binary.mime_type);
-            if include_payload {
-                write_base64(obj.key("data"), &binary.data);
-            }
-            if let Some(name) = &binary.name {
-                obj.str("name", name);
-            }
-        }
-        Part::ResourceLink(link) => write_resource_link_members(&mut obj, link),
-        Part::EmbeddedResource(resource) => {
-            obj.str("type", "embedded_resource");
-            obj.str("uri", &resource.uri);
-            if let Some(mime) = &resource.mime_type {
-                obj.str("mimeType", mime);
-            }
-            match &resource.contents {
-                ResourceContents::Text(text) => obj.str("text", text),
-                ResourceContents::Blob(blob) => {
-                    if include_payload {
-                        write_base64(obj.key("blob"), blob);
-                    }
+    }
+}
+
+fn namespaces<S: Serializer>(extensions: &&Extensions, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_map(extensions.namespaces())
+}
+
+/// A list of parts in the v1 part JSON (the legacy `_meta.parts` entries too); without the
+/// payloads (`data`/`blob`) when `payloads` is false, for the compat envelope whose parts
+/// travel as blocks.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Parts<'a> {
+    parts: &'a [Part],
+    payloads: bool,
+}
+
+impl<'a> Parts<'a> {
+    pub(crate) fn new(parts: &'a [Part], payloads: bool) -> Self {
+        Self { parts, payloads }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.parts.is_empty()
+    }
+}
+
+impl Serialize for Parts<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.parts.iter().map(|part| PartForm::new(part, self.payloads)))
+    }
+}
+
+/// A part in the v1 part JSON: `type` first, then its members.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum PartForm<'a> {
+    Text {
+        text: &'a str,
+    },
+    #[serde(rename_all = "camelCase")]
+    Binary {
+        mime_type: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        data: Option<Base64<'a>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        name: Option<&'a str>,
+    },
+    ResourceLink(ResourceLink<'a>),
+    #[serde(rename_all = "camelCase")]
+    EmbeddedResource {
+        uri: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        mime_type: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        text: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        blob: Option<Base64<'a>>,
+    },
+}
+
+impl<'a> PartForm<'a> {
+    fn new(part: &'a Part, payload: bool) -> Self {
+        match part {
+            Part::Text(text) => Self::Text { text: &text.text },
+            Part::Binary(binary) => Self::Binary {
+                mime_type: &binary.mime_type,
+                data: payload.then_some(Base64(&binary.data)),
+                name: binary.name.as_deref(),
+            },
+            Part::ResourceLink(link) => Self::ResourceLink(ResourceLink::from(link)),
+            Part::EmbeddedResource(resource) => {
+                let (text, blob) = match &resource.contents {
+                    ResourceContents::Text(text) => (Some(text.as_str()), None),
+                    ResourceContents::Blob(blob) => (None, payload.then_some(Base64(blob))),
+                };
+                Self::EmbeddedResource {
+                    uri: &resource.uri,
+                    mime_type: resource.mime_type.as_deref(),
+                    text,
+                    blob,
                 }
             }
         }
     }
-    obj.close();
 }
 
-/// Writes a stored link in the v1 form.
-pub(crate) fn write_v1_stored_link(out: &mut String, link: &StoredLink) {
-    let mut obj = Obj::open(out);
-    obj.str("uri", &link.uri);
-    if let Some(size) = link.size {
-        obj.uint("size", size);
+/// A list of stored links in the v1 form.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StoredLinks<'a>(pub(crate) &'a [StoredLink]);
+
+impl StoredLinks<'_> {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
-    obj.str("mimeType", &link.mime_type);
-    if let Some(at) = &link.expires_at {
-        obj.str("expiresAt", &at.to_string());
-    }
-    if let Some(description) = &link.description {
-        obj.str("description", description);
-    }
-    obj.close();
 }
 
-/// Writes pagination in the v1 form.
-pub(crate) fn write_pagination(out: &mut String, pagination: &Pagination) {
-    let mut obj = Obj::open(out);
-    if let Some(total) = pagination.total {
-        obj.uint("total", total);
+impl Serialize for StoredLinks<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(StoredLinkForm::from))
     }
-    if let Some(page) = pagination.page {
-        obj.uint("page", page);
-    }
-    if let Some(limit) = pagination.limit {
-        obj.uint("limit", limit);
-    }
-    if let Some(cursor) = &pagination.next_cursor {
-        obj.str("nextCursor", cursor);
-    }
-    obj.close();
 }
 
-/// Writes an echoed query in the v1 form.
-pub(crate) fn write_query(out: &mut String, query: &Query) {
-    let mut obj = Obj::open(out);
-    obj.str("tool", &query.tool);
-    obj.value("arguments", &query.arguments);
-    obj.close();
+/// A stored link in the v1 form: `uri`, `size`, `mimeType`, `expiresAt`, `description`, absent
+/// ones left out.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StoredLinkForm<'a> {
+    uri: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    size: Option<u64>,
+    mime_type: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expires_at: Option<Displayed<Timestamp>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+}
+
+impl<'a> From<&'a StoredLink> for StoredLinkForm<'a> {
+    fn from(link: &'a StoredLink) -> Self {
+        Self {
+            uri: &link.uri,
+            size: link.size,
+            mime_type: &link.mime_type,
+            expires_at: link.expires_at.map(Displayed),
+            description: link.description.as_deref(),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -681,9 +720,7 @@ mod tests {
     use super::*;
 
     fn part_json(part: &Part, include_payload: bool) -> String {
-        let mut out = String::new();
-        write_v1_part(&mut out, part, include_payload);
-        out
+        to_json_string(&PartForm::new(part, include_payload))
     }
 
     #[test]

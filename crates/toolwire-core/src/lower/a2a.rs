@@ -14,11 +14,17 @@
 //! (`<p>/generatedAt`, …); part metadata uses `<p>/title`, `<p>/description`, `<p>/size`,
 //! `<p>/expiresAt`, `<p>/uri` and (0.3 text parts) `<p>/mimeType`. Codes are written verbatim (a free string).
 
-use super::{Obj, stored_link_name, write_base64, write_map, write_prefixed_meta, write_str};
+use serde::{Serialize, Serializer};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::{Base64, Displayed, PrefixedKey, PrefixedMeta, stored_link_name, to_json_string};
+use crate::input::InputRequests;
 use crate::layout::Layout;
 use crate::link::StoredLink;
 use crate::part::{Part, ResourceContents};
 use crate::target::A2aVersion;
+use crate::timestamp::Timestamp;
 
 /// The ids and names the caller gives a task.
 #[derive(Debug, Clone, Copy)]
@@ -62,7 +68,6 @@ const fn dialect(version: A2aVersion) -> Dialect {
         },
     }
 }
-
 /// Appends the `Task` of `layout` for `version` to `out`.
 pub(crate) fn render(
     out: &mut String,
@@ -70,156 +75,234 @@ pub(crate) fn render(
     version: A2aVersion,
     ids: &TaskIds<'_>,
 ) {
-    let d = dialect(version);
-    let result = layout.result();
-    let failure = result.error();
-    let mut parts = String::new();
-    let count = write_artifact_parts(&mut parts, layout, d, ids.prefix);
-
-    let mut task = Obj::open(out);
-    if d.kinds {
-        task.str("kind", "task");
+    let text = to_json_string(&Task::new(layout, dialect(version), ids));
+    if out.is_empty() {
+        *out = text;
+    } else {
+        out.push_str(&text);
     }
-    task.str("id", ids.task_id);
-    task.str("contextId", ids.context_id);
-    let mut status = Obj::open(task.key("status"));
-    let input = result.input_required_requests();
-    // The status message: text, then data (`{code, details}` or `{"inputRequests"}`).
-    let message_parts = match (failure, input) {
-        (Some(error), _) => {
-            let mut data = String::new();
-            let mut inner = Obj::open(&mut data);
-            inner.str("code", error.code.as_str());
-            if let Some(details) = &error.details {
-                write_map(inner.key("details"), details);
-            }
-            inner.close();
-            status.str("state", d.failed);
-            Some((error.message.clone(), data))
-        }
-        (None, Some(input)) => {
-            let mut data = String::new();
-            let mut inner = Obj::open(&mut data);
-            write_map(inner.key("inputRequests"), &input.requests_value());
-            inner.close();
-            status.str("state", d.input_required);
-            Some((result.summary().map_or_else(|| input.describe(), str::to_owned), data))
-        }
-        (None, None) => {
-            status.str("state", d.completed);
-            None
-        }
-    };
-    if let Some((text, data)) = message_parts {
-        let mut message = Obj::open(status.key("message"));
-        if d.kinds {
-            message.str("kind", "message");
-        }
-        let message_id = format!("{}-status", ids.task_id);
-        message.str("messageId", &message_id);
-        message.str("taskId", ids.task_id);
-        message.str("contextId", ids.context_id);
-        message.str("role", d.agent);
-        let list = message.key("parts");
-        list.push('[');
-        text_part(list, d, &text);
-        list.push(',');
-        data_part(list, d, &data);
-        list.push(']');
-        message.close();
-    }
-    write_str(status.key("timestamp"), &layout.generated_at().to_string());
-    status.close();
-    let artifact_meta = count > 0 && result.is_success();
-    if count > 0 {
-        let list = task.key("artifacts");
-        list.push('[');
-        let mut artifact = Obj::open(list);
-        artifact.str("artifactId", &format!("{}-result", ids.task_id));
-        artifact.str("name", ids.tool_name);
-        let out = artifact.key("parts");
-        out.push('[');
-        out.push_str(&parts);
-        out.push(']');
-        if artifact_meta {
-            let mut meta = Obj::open(artifact.key("metadata"));
-            write_prefixed_meta(&mut meta, layout, ids.prefix, true);
-            meta.close();
-        }
-        artifact.close();
-        list.push(']');
-    }
-    if !artifact_meta {
-        let mut meta = Obj::open(task.key("metadata"));
-        write_prefixed_meta(&mut meta, layout, ids.prefix, true);
-        meta.close();
-    }
-    task.close();
 }
 
-/// Writes the artifact's parts (comma-separated, no brackets); returns how many.
-fn write_artifact_parts(out: &mut String, layout: &Layout<'_>, d: Dialect, prefix: &str) -> usize {
-    let result = layout.result();
-    let mut count = 0;
-    let mut next = |out: &mut String| {
-        if count > 0 {
-            out.push(',');
+/// A `Task`: `kind` (0.3), `id`, `contextId`, `status`, `artifacts` (at most one), `metadata`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Task<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
+    id: &'a str,
+    context_id: &'a str,
+    status: Status<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    artifacts: Option<[Artifact<'a>; 1]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<PrefixedMeta<'a>>,
+}
+
+impl<'a> Task<'a> {
+    fn new(layout: &'a Layout<'_>, d: Dialect, ids: &TaskIds<'a>) -> Self {
+        let parts = artifact_parts(layout, d, ids.prefix);
+        // M goes with the artifact of a success, else on the task.
+        let artifact_meta = !parts.is_empty() && layout.result().is_success();
+        let metadata = || PrefixedMeta::new(*layout, ids.prefix, true);
+        let artifacts = (!parts.is_empty()).then(|| {
+            [Artifact {
+                artifact_id: format!("{}-result", ids.task_id),
+                name: ids.tool_name,
+                parts,
+                metadata: artifact_meta.then(metadata),
+            }]
+        });
+        Self {
+            kind: d.kinds.then_some("task"),
+            id: ids.task_id,
+            context_id: ids.context_id,
+            status: Status::new(layout, d, ids),
+            artifacts,
+            metadata: (!artifact_meta).then(metadata),
         }
-        count += 1;
-    };
-    if let Some(raw) = layout.passthrough() {
-        next(out);
-        text_part(out, d, raw);
-        return count;
     }
-    if let Some(data) = layout.data_json() {
-        next(out);
-        let is_object = result.data().is_some_and(serde_json::Value::is_object);
-        if d.kinds && !is_object {
-            let mut obj = Obj::open(out);
-            obj.str("kind", "data");
-            let wrapped = obj.key("data");
-            wrapped.push_str("{\"value\":");
-            wrapped.push_str(data);
-            wrapped.push('}');
-            obj.raw("metadata", "{\"data_part_compat\":true}");
-            obj.close();
+}
+
+/// `status`: `state`, the `message` of a failure or an input request, `timestamp`.
+#[derive(Serialize)]
+struct Status<'a> {
+    state: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<Message<'a>>,
+    timestamp: Displayed<Timestamp>,
+}
+
+impl<'a> Status<'a> {
+    fn new(layout: &'a Layout<'_>, d: Dialect, ids: &TaskIds<'a>) -> Self {
+        let result = layout.result();
+        let (state, text, data) = match (result.error(), result.input_required_requests()) {
+            (Some(error), _) => (
+                d.failed,
+                Text::Borrowed(error.message.as_str()),
+                StatusData::Error { code: error.code.as_str(), details: error.details.as_ref() },
+            ),
+            (None, Some(input)) => (
+                d.input_required,
+                result.summary().map_or_else(|| Text::Owned(input.describe()), Text::Borrowed),
+                StatusData::Input { input_requests: InputRequests(input) },
+            ),
+            (None, None) => {
+                return Self {
+                    state: d.completed,
+                    message: None,
+                    timestamp: Displayed(layout.generated_at()),
+                };
+            }
+        };
+        // The status message: text, then data (`{code, details}` or `{"inputRequests"}`).
+        let message = Message {
+            kind: d.kinds.then_some("message"),
+            message_id: format!("{}-status", ids.task_id),
+            task_id: ids.task_id,
+            context_id: ids.context_id,
+            role: d.agent,
+            parts: (TextPart::new(d, text), DataPart::new(d, data)),
+        };
+        Self { state, message: Some(message), timestamp: Displayed(layout.generated_at()) }
+    }
+}
+
+/// `status.message`: a text part, then a data part.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Message<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
+    message_id: String,
+    task_id: &'a str,
+    context_id: &'a str,
+    role: &'static str,
+    parts: (TextPart<'a>, DataPart<StatusData<'a>>),
+}
+
+/// The data of a status message.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum StatusData<'a> {
+    Error {
+        code: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        details: Option<&'a Map<String, Value>>,
+    },
+    Input {
+        #[serde(rename = "inputRequests")]
+        input_requests: InputRequests<'a>,
+    },
+}
+
+/// The one artifact: `<task>-result`, named after the tool.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Artifact<'a> {
+    artifact_id: String,
+    name: &'a str,
+    parts: Vec<A2aPart<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<PrefixedMeta<'a>>,
+}
+
+/// A part of the artifact.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum A2aPart<'a> {
+    Text(TextPart<'a>),
+    Data(DataPart<Data<'a>>),
+    File(FilePart<'a>),
+}
+
+/// The artifact's parts: D, S, P, L (a passthrough result: its text alone).
+fn artifact_parts<'a>(layout: &'a Layout<'_>, d: Dialect, prefix: &'a str) -> Vec<A2aPart<'a>> {
+    let result = layout.result();
+    if let Some(raw) = layout.passthrough() {
+        return vec![A2aPart::Text(TextPart::new(d, Text::Borrowed(raw)))];
+    }
+    let mut parts = Vec::with_capacity(2 + result.parts().len() + result.stored_links().len());
+    if let Some(data) = layout.data_raw() {
+        let is_object = result.data().is_some_and(Value::is_object);
+        parts.push(A2aPart::Data(if d.kinds && !is_object {
+            DataPart {
+                kind: Some("data"),
+                data: Data::Wrapped { value: data },
+                metadata: Some(DataCompat { data_part_compat: true }),
+            }
         } else {
-            data_part(out, d, data);
-        }
+            DataPart::new(d, Data::Raw(data))
+        }));
     }
     // An input-required result's summary is its status message.
     if let Some(summary) = result.summary().filter(|_| !result.is_input_required()) {
-        next(out);
-        text_part(out, d, summary);
+        parts.push(A2aPart::Text(TextPart::new(d, Text::Borrowed(summary))));
     }
-    for part in result.parts() {
-        next(out);
-        write_part(out, d, part, prefix);
-    }
-    for link in result.stored_links() {
-        next(out);
-        write_stored_link(out, d, link, result.summary(), prefix);
-    }
-    count
+    parts.extend(result.parts().iter().map(|part| lower_part(d, part, prefix)));
+    parts.extend(
+        result
+            .stored_links()
+            .iter()
+            .map(|link| stored_link_part(d, link, result.summary(), prefix)),
+    );
+    parts
 }
 
-fn text_part(out: &mut String, d: Dialect, text: &str) {
-    let mut obj = Obj::open(out);
-    if d.kinds {
-        obj.str("kind", "text");
-    }
-    obj.str("text", text);
-    obj.close();
+/// The text of a text part: borrowed, or made for it (an input request's description).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Text<'a> {
+    Borrowed(&'a str),
+    Owned(String),
 }
 
-fn data_part(out: &mut String, d: Dialect, json: &str) {
-    let mut obj = Obj::open(out);
-    if d.kinds {
-        obj.str("kind", "data");
+/// A text part: `kind` (0.3), `text`, `mediaType` (1.0), `metadata`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TextPart<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
+    text: Text<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    media_type: Option<&'a str>,
+    #[serde(skip_serializing_if = "PartMeta::is_empty")]
+    metadata: PartMeta<'a>,
+}
+
+impl<'a> TextPart<'a> {
+    fn new(d: Dialect, text: Text<'a>) -> Self {
+        Self { kind: d.kinds.then_some("text"), text, media_type: None, metadata: PartMeta::NONE }
     }
-    obj.raw("data", json);
-    obj.close();
+}
+
+/// A data part: `kind` (0.3), `data`, `metadata`.
+#[derive(Serialize)]
+struct DataPart<D> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
+    data: D,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<DataCompat>,
+}
+
+impl<D> DataPart<D> {
+    fn new(d: Dialect, data: D) -> Self {
+        Self { kind: d.kinds.then_some("data"), data, metadata: None }
+    }
+}
+
+/// The data of an artifact's data part: D, or (0.3, non-object D) `{"value": D}`.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Data<'a> {
+    Raw(&'a RawValue),
+    Wrapped { value: &'a RawValue },
+}
+
+/// The part metadata of a wrapped 0.3 data part.
+#[derive(Serialize)]
+struct DataCompat {
+    data_part_compat: bool,
 }
 
 /// What a file part holds: bytes or a URI.
@@ -228,178 +311,186 @@ enum FileContent<'a> {
     Uri(&'a str),
 }
 
-/// Writes a file part: 0.3 `{"kind":"file","file":{bytes|uri, name, mimeType}}`, 1.0
-/// `{raw|url, filename, mediaType}`; then the part metadata (already written members).
-fn file_part(
-    out: &mut String,
+/// A file part: 0.3 `{"kind":"file","file":{bytes|uri, name, mimeType},"metadata"}`, 1.0
+/// `{raw|url, filename, mediaType, metadata}`.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum FilePart<'a> {
+    V0_3 {
+        kind: &'static str,
+        file: File0_3<'a>,
+        #[serde(skip_serializing_if = "PartMeta::is_empty")]
+        metadata: PartMeta<'a>,
+    },
+    V1_0 {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        raw: Option<Base64<'a>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        url: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        filename: Option<Text<'a>>,
+        #[serde(rename = "mediaType", skip_serializing_if = "Option::is_none")]
+        media_type: Option<&'a str>,
+        #[serde(skip_serializing_if = "PartMeta::is_empty")]
+        metadata: PartMeta<'a>,
+    },
+}
+
+/// The `file` of a 0.3 file part.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct File0_3<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bytes: Option<Base64<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    uri: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<Text<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mime_type: Option<&'a str>,
+}
+
+fn file_part<'a>(
     d: Dialect,
-    content: FileContent<'_>,
-    name: Option<&str>,
-    mime: Option<&str>,
-    metadata: &str,
-) {
-    let mut obj = Obj::open(out);
-    if d.kinds {
-        obj.str("kind", "file");
-        let mut file = Obj::open(obj.key("file"));
-        match content {
-            FileContent::Bytes(bytes) => write_base64(file.key("bytes"), bytes),
-            FileContent::Uri(uri) => file.str("uri", uri),
+    content: FileContent<'a>,
+    name: Option<Text<'a>>,
+    mime: Option<&'a str>,
+    metadata: PartMeta<'a>,
+) -> A2aPart<'a> {
+    let (bytes, uri) = match content {
+        FileContent::Bytes(bytes) => (Some(Base64(bytes)), None),
+        FileContent::Uri(uri) => (None, Some(uri)),
+    };
+    A2aPart::File(if d.kinds {
+        FilePart::V0_3 {
+            kind: "file",
+            file: File0_3 { bytes, uri, name, mime_type: mime },
+            metadata,
         }
-        if let Some(name) = name {
-            file.str("name", name);
-        }
-        if let Some(mime) = mime {
-            file.str("mimeType", mime);
-        }
-        file.close();
     } else {
-        match content {
-            FileContent::Bytes(bytes) => write_base64(obj.key("raw"), bytes),
-            FileContent::Uri(uri) => obj.str("url", uri),
-        }
-        if let Some(name) = name {
-            obj.str("filename", name);
-        }
-        if let Some(mime) = mime {
-            obj.str("mediaType", mime);
-        }
-    }
-    if !metadata.is_empty() {
-        obj.raw("metadata", metadata);
-    }
-    obj.close();
+        FilePart::V1_0 { raw: bytes, url: uri, filename: name, media_type: mime, metadata }
+    })
 }
 
-/// Part metadata as JSON object text, or empty when there is none.
-struct PartMeta<'p> {
-    text: String,
-    prefix: &'p str,
+/// Part metadata: `<p>/uri`, `<p>/title`, `<p>/description`, `<p>/mimeType`, `<p>/size`,
+/// `<p>/expiresAt`, absent ones left out; no `metadata` at all when all are absent.
+#[derive(Debug, Clone, Copy)]
+struct PartMeta<'a> {
+    prefix: &'a str,
+    uri: Option<&'a str>,
+    title: Option<&'a str>,
+    description: Option<&'a str>,
+    mime_type: Option<&'a str>,
+    size: Option<u64>,
+    expires_at: Option<Timestamp>,
 }
 
-impl<'p> PartMeta<'p> {
-    fn new(prefix: &'p str) -> Self {
-        Self { text: String::new(), prefix }
-    }
+impl PartMeta<'_> {
+    const NONE: Self = Self {
+        prefix: "",
+        uri: None,
+        title: None,
+        description: None,
+        mime_type: None,
+        size: None,
+        expires_at: None,
+    };
 
-    fn str(&mut self, key: &str, value: &str) {
-        self.open_member(key);
-        write_str(&mut self.text, value);
-    }
-
-    fn uint(&mut self, key: &str, value: u64) {
-        self.open_member(key);
-        self.text.push_str(&value.to_string());
-    }
-
-    fn open_member(&mut self, key: &str) {
-        self.text.push(if self.text.is_empty() { '{' } else { ',' });
-        write_str(&mut self.text, &format!("{}/{key}", self.prefix));
-        self.text.push(':');
-    }
-
-    fn finish(mut self) -> String {
-        if !self.text.is_empty() {
-            self.text.push('}');
-        }
-        self.text
+    fn is_empty(&self) -> bool {
+        self.uri.is_none()
+            && self.title.is_none()
+            && self.description.is_none()
+            && self.mime_type.is_none()
+            && self.size.is_none()
+            && self.expires_at.is_none()
     }
 }
 
-fn write_part(out: &mut String, d: Dialect, part: &Part, prefix: &str) {
+impl Serialize for PartMeta<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        let key = |name| PrefixedKey(self.prefix, name);
+        let mut map = serializer.serialize_map(None)?;
+        let strings = [
+            ("uri", self.uri),
+            ("title", self.title),
+            ("description", self.description),
+            ("mimeType", self.mime_type),
+        ];
+        for (name, value) in strings {
+            if let Some(value) = value {
+                map.serialize_entry(&key(name), value)?;
+            }
+        }
+        if let Some(size) = self.size {
+            map.serialize_entry(&key("size"), &size)?;
+        }
+        if let Some(at) = self.expires_at {
+            map.serialize_entry(&key("expiresAt"), &Displayed(at))?;
+        }
+        map.end()
+    }
+}
+
+fn lower_part<'a>(d: Dialect, part: &'a Part, prefix: &'a str) -> A2aPart<'a> {
     match part {
-        Part::Text(text) => text_part(out, d, &text.text),
+        Part::Text(text) => A2aPart::Text(TextPart::new(d, Text::Borrowed(&text.text))),
         Part::Binary(binary) => file_part(
-            out,
             d,
             FileContent::Bytes(&binary.data),
-            binary.name.as_deref(),
+            binary.name.as_deref().map(Text::Borrowed),
             Some(&binary.mime_type),
-            "",
+            PartMeta::NONE,
         ),
-        Part::ResourceLink(link) => {
-            let mut meta = PartMeta::new(prefix);
-            if let Some(title) = &link.title {
-                meta.str("title", title);
-            }
-            if let Some(description) = &link.description {
-                meta.str("description", description);
-            }
-            if let Some(size) = link.size {
-                meta.uint("size", size);
-            }
-            file_part(
-                out,
-                d,
-                FileContent::Uri(&link.uri),
-                Some(&link.name),
-                link.mime_type.as_deref(),
-                &meta.finish(),
-            );
-        }
+        Part::ResourceLink(link) => file_part(
+            d,
+            FileContent::Uri(&link.uri),
+            Some(Text::Borrowed(&link.name)),
+            link.mime_type.as_deref(),
+            PartMeta {
+                prefix,
+                title: link.title.as_deref(),
+                description: link.description.as_deref(),
+                size: link.size,
+                ..PartMeta::NONE
+            },
+        ),
         Part::EmbeddedResource(resource) => {
-            let mut meta = PartMeta::new(prefix);
-            meta.str("uri", &resource.uri);
+            let metadata = PartMeta { prefix, uri: Some(&resource.uri), ..PartMeta::NONE };
+            let mime = resource.mime_type.as_deref();
             match &resource.contents {
-                ResourceContents::Text(text) => {
-                    // 0.3 text parts have no MIME type slot; 1.0 has `mediaType`.
-                    if d.kinds
-                        && let Some(mime) = &resource.mime_type
-                    {
-                        meta.str("mimeType", mime);
-                    }
-                    let mut obj = Obj::open(out);
-                    if d.kinds {
-                        obj.str("kind", "text");
-                    }
-                    obj.str("text", text);
-                    if !d.kinds
-                        && let Some(mime) = &resource.mime_type
-                    {
-                        obj.str("mediaType", mime);
-                    }
-                    obj.raw("metadata", &meta.finish());
-                    obj.close();
+                // 0.3 text parts have no MIME type slot (it goes in the metadata); 1.0 has
+                // `mediaType`.
+                ResourceContents::Text(text) => A2aPart::Text(TextPart {
+                    kind: d.kinds.then_some("text"),
+                    text: Text::Borrowed(text),
+                    media_type: mime.filter(|_| !d.kinds),
+                    metadata: PartMeta { mime_type: mime.filter(|_| d.kinds), ..metadata },
+                }),
+                ResourceContents::Blob(blob) => {
+                    file_part(d, FileContent::Bytes(blob), None, mime, metadata)
                 }
-                ResourceContents::Blob(blob) => file_part(
-                    out,
-                    d,
-                    FileContent::Bytes(blob),
-                    None,
-                    resource.mime_type.as_deref(),
-                    &meta.finish(),
-                ),
             }
         }
     }
 }
 
-fn write_stored_link(
-    out: &mut String,
+fn stored_link_part<'a>(
     d: Dialect,
-    link: &StoredLink,
-    summary: Option<&str>,
-    prefix: &str,
-) {
-    let mut meta = PartMeta::new(prefix);
-    meta.str("title", "Full result");
-    if let Some(description) = summary.or(link.description.as_deref()) {
-        meta.str("description", description);
-    }
-    if let Some(size) = link.size {
-        meta.uint("size", size);
-    }
-    if let Some(at) = &link.expires_at {
-        meta.str("expiresAt", &at.to_string());
-    }
-    file_part(
-        out,
-        d,
-        FileContent::Uri(&link.uri),
-        Some(&stored_link_name(link)),
-        Some(&link.mime_type),
-        &meta.finish(),
-    );
+    link: &'a StoredLink,
+    summary: Option<&'a str>,
+    prefix: &'a str,
+) -> A2aPart<'a> {
+    let metadata = PartMeta {
+        prefix,
+        title: Some("Full result"),
+        description: summary.or(link.description.as_deref()),
+        size: link.size,
+        expires_at: link.expires_at,
+        ..PartMeta::NONE
+    };
+    let name = Text::Owned(stored_link_name(link));
+    file_part(d, FileContent::Uri(&link.uri), Some(name), Some(&link.mime_type), metadata)
 }
 
 #[cfg(test)]
@@ -407,11 +498,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn part_metadata_is_empty_or_an_object() {
-        assert_eq!(PartMeta::new("p").finish(), "");
-        let mut meta = PartMeta::new("dev.toolwire");
-        meta.str("title", "T");
-        meta.uint("size", 3);
-        assert_eq!(meta.finish(), r#"{"dev.toolwire/title":"T","dev.toolwire/size":3}"#);
+    fn part_metadata_is_left_out_or_an_object() {
+        assert!(PartMeta::NONE.is_empty());
+        let meta =
+            PartMeta { prefix: "dev.toolwire", title: Some("T"), size: Some(3), ..PartMeta::NONE };
+        assert!(!meta.is_empty());
+        assert_eq!(to_json_string(&meta), r#"{"dev.toolwire/title":"T","dev.toolwire/size":3}"#);
     }
 }

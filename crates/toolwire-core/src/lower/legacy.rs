@@ -16,12 +16,16 @@
 //! `expiresAt`, a MIME type other than JSON), so that parsing the envelope gives the same result
 //! back.
 
-use super::{
-    Obj, write_map, write_pagination, write_query, write_v1_part, write_v1_stored_link, write_value,
-};
+use serde::{Serialize, Serializer};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::{Displayed, PaginationJson, PrefixedKey, QueryJson, to_json_string};
 use crate::layout::Layout;
 use crate::link::StoredLink;
-use crate::meta::Metadata;
+use crate::meta::{Extensions, Metadata};
+use crate::timestamp::Timestamp;
+use crate::v1::{Parts, StoredLinks};
 
 /// Appends the envelope of `layout`'s result to `out`. `include_payloads` is false for the
 /// compat block, whose binary parts travel as blocks of their own.
@@ -30,87 +34,116 @@ pub(crate) fn render(out: &mut String, layout: &Layout<'_>, include_payloads: bo
         out.push_str(raw);
         return;
     }
-    let result = layout.result();
-    let mut obj = Obj::open(out);
-    match result.error() {
-        None => {
-            obj.bool("success", true);
-            obj.raw("data", layout.data_json().unwrap_or("null"));
-        }
-        Some(error) => {
-            obj.bool("success", false);
-            obj.str("error", &error.message);
-            obj.str("code", error.code.as_str());
-            if let Some(details) = &error.details {
-                write_map(obj.key("details"), details);
-            }
-        }
+    let text = to_json_string(&Envelope::new(layout, include_payloads));
+    if out.is_empty() {
+        *out = text;
+    } else {
+        out.push_str(&text);
     }
-    write_meta(&mut obj, layout, include_payloads);
-    obj.close();
 }
 
-fn write_meta(envelope: &mut Obj<'_>, layout: &Layout<'_>, include_payloads: bool) {
-    let result = layout.result();
-    let meta = result.meta();
-    // Always non-empty: the generation time is always known at render.
-    let out = envelope.key("_meta");
-    let mut obj = Obj::open(out);
-    if let Some(dry_run) = meta.dry_run {
-        obj.bool("dryRun", dry_run);
-    }
-    if let Some(pagination) = &meta.pagination {
-        write_pagination(obj.key("pagination"), pagination);
-    }
-    if let Some(size) = meta.response_size {
-        obj.uint("responseSize", size);
-    }
-    if let Some(query) = &meta.query {
-        write_query(obj.key("query"), query);
-    }
-    obj.str("generatedAt", &layout.generated_at().to_string());
-    if let Some(at) = &meta.expires_at {
-        obj.str("expiresAt", &at.to_string());
-    }
-    if let Some(summary) = result.summary() {
-        obj.str("summary", summary);
-    }
-    let links = result.stored_links();
-    if let Some(first) = links.first() {
-        let pointer = first.toolwire_id().is_some();
-        if pointer {
-            obj.str("resourceUri", &first.uri);
-            if let Some(note) = &first.description {
-                obj.str("note", note);
-            }
-        }
-        if links.len() > 1 || !pointer || !says_it_all(first, meta) {
-            let out = obj.key("storedLinks");
-            out.push('[');
-            for (i, link) in links.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_v1_stored_link(out, link);
-            }
-            out.push(']');
+/// The envelope: a success or a failure, each with its `_meta`.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Envelope<'a> {
+    Success {
+        success: bool,
+        data: Option<&'a RawValue>,
+        #[serde(rename = "_meta")]
+        meta: EnvelopeMeta<'a>,
+    },
+    Failure {
+        success: bool,
+        error: &'a str,
+        code: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        details: Option<&'a Map<String, Value>>,
+        #[serde(rename = "_meta")]
+        meta: EnvelopeMeta<'a>,
+    },
+}
+
+impl<'a> Envelope<'a> {
+    fn new(layout: &'a Layout<'_>, include_payloads: bool) -> Self {
+        let meta = EnvelopeMeta::new(layout, include_payloads);
+        match layout.result().error() {
+            None => Self::Success { success: true, data: layout.data_raw(), meta },
+            Some(error) => Self::Failure {
+                success: false,
+                error: &error.message,
+                code: error.code.as_str(),
+                details: error.details.as_ref(),
+                meta,
+            },
         }
     }
-    if !result.parts().is_empty() {
-        let out = obj.key("parts");
-        out.push('[');
-        for (i, part) in result.parts().iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            write_v1_part(out, part, include_payloads);
+}
+
+/// The envelope's `_meta`, always present (the generation time is always known at render).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct EnvelopeMeta<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dry_run: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pagination: Option<PaginationJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_size: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    query: Option<QueryJson<'a>>,
+    generated_at: Displayed<Timestamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expires_at: Option<Displayed<Timestamp>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    summary: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resource_uri: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stored_links: Option<StoredLinks<'a>>,
+    #[serde(skip_serializing_if = "Parts::is_empty")]
+    parts: Parts<'a>,
+    #[serde(flatten, serialize_with = "extension_keys")]
+    extensions: &'a Extensions,
+}
+
+impl<'a> EnvelopeMeta<'a> {
+    fn new(layout: &'a Layout<'_>, include_payloads: bool) -> Self {
+        let result = layout.result();
+        let meta = result.meta();
+        let links = result.stored_links();
+        let pointer = links.first().filter(|first| first.toolwire_id().is_some());
+        let whole = match links {
+            [] => false,
+            [only] => pointer.is_some() && says_it_all(only, meta),
+            _ => false,
+        };
+        Self {
+            dry_run: meta.dry_run,
+            pagination: meta.pagination.as_ref().map(PaginationJson::from),
+            response_size: meta.response_size,
+            query: meta.query.as_ref().map(QueryJson::from),
+            generated_at: Displayed(layout.generated_at()),
+            expires_at: meta.expires_at.map(Displayed),
+            summary: result.summary(),
+            resource_uri: pointer.map(|first| first.uri.as_str()),
+            note: pointer.and_then(|first| first.description.as_deref()),
+            stored_links: (!links.is_empty() && !whole).then_some(StoredLinks(links)),
+            parts: Parts::new(result.parts(), include_payloads),
+            extensions: &meta.extensions,
         }
-        out.push(']');
     }
-    for (namespace, key, value) in meta.extensions.iter() {
-        write_value(obj.prefixed_key(namespace, key), value);
-    }
-    obj.close();
+}
+
+/// The extensions as `<namespace>/<key>` members.
+fn extension_keys<S: Serializer>(
+    extensions: &&Extensions,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_map(
+        extensions.iter().map(|(namespace, key, value)| (PrefixedKey(namespace, key), value)),
+    )
 }
 
 /// True when `resourceUri` + `note` say everything the link holds: a reader takes its size from

@@ -28,7 +28,7 @@ use super::{
     stored_link_name,
 };
 use crate::error::{ErrorCode, ToolError};
-use crate::input::InputRequired;
+use crate::input::InputRequests;
 use crate::layout::{Block, DataSchema, Layout, Plan, Structured};
 use crate::link::StoredLink;
 use crate::part::{BinaryPart, EmbeddedResourcePart, Part, ResourceContents, ResourceLinkPart};
@@ -87,20 +87,6 @@ pub struct InputRequiredResult<'a> {
     /// The result `_meta`, as on a complete result.
     #[serde(rename = "_meta")]
     pub meta: ResultMeta<'a>,
-}
-
-/// The `inputRequests` map: key → the request as sent.
-#[derive(Debug, Clone, Copy)]
-pub struct InputRequests<'a>(pub &'a InputRequired);
-
-impl Serialize for InputRequests<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.0.requests.len()))?;
-        for (key, request) in &self.0.requests {
-            map.serialize_entry(key, &request.to_value())?;
-        }
-        map.end()
-    }
 }
 
 /// A rendered MCP result of either kind.

@@ -28,9 +28,6 @@ use crate::meta::{Metadata, Pagination, Query};
 use crate::part::ResourceLinkPart;
 use crate::timestamp::Timestamp;
 
-pub(crate) use crate::json::{Obj, write_base64, write_map, write_str, write_value};
-pub(crate) use crate::v1::{write_pagination, write_query, write_v1_part, write_v1_stored_link};
-
 pub use crate::revision::{McpCaps, StructuredCap};
 
 /// A value written as a JSON string through its `Display` (timestamps, URIs, base64), with no
@@ -276,17 +273,6 @@ impl Serialize for EmptyObject {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_map(Some(0))?.end()
     }
-}
-
-/// Writes the metadata of `layout`'s result as `_meta` members under `prefix` into `obj` (see
-/// [`PrefixedMeta`]), for lowerings written with [`Obj`].
-pub(crate) fn write_prefixed_meta(
-    obj: &mut Obj<'_>,
-    layout: &Layout<'_>,
-    prefix: &str,
-    timestamps: bool,
-) {
-    obj.members(&to_json_string(&PrefixedMeta::new(*layout, prefix, timestamps)));
 }
 
 /// Compact JSON text of a wire shape. serde_json fails only on map keys that are not strings,

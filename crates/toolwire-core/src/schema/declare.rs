@@ -33,7 +33,7 @@ pub(crate) fn data_schema(doc: &Value) -> Result<Option<Value>, SchemaError> {
     };
     match &schema {
         Value::Bool(_) | Value::Object(_) => {}
-        other => return Err(SchemaError::NotASchema { found: crate::json::kind_of(other) }),
+        other => return Err(SchemaError::NotASchema { found: crate::json_kind::kind_of(other) }),
     }
     draft_of(&schema)?;
     if accepts_everything(&schema) {

@@ -7,7 +7,7 @@
 use serde_json::{Map, Value};
 
 use super::{WireViolation, index, pointer};
-use crate::json::kind_of;
+use crate::json_kind::kind_of;
 use crate::target::A2aVersion;
 
 const TASK_KEYS_0_3: &[&str] =

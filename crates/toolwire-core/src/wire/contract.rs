@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::{WireViolation, index, pointer};
 use crate::grammar;
-use crate::json::kind_of;
+use crate::json_kind::kind_of;
 use crate::target::McpRevision;
 
 use McpRevision::V2026_07_28 as R4;

@@ -400,7 +400,7 @@ pub(crate) fn call_tool_response(output: Output) -> Result<CallToolResponse, Str
     let Some(mcp) = output.into_mcp() else {
         return Err("the result was rendered as text, not as a typed MCP result".to_owned());
     };
-    let result = match mcp.result() {
+    let mut result = match mcp.result() {
         McpResult::Complete(typed) => {
             let content = typed.content.into_iter().map(content_block).collect::<Result<_, _>>()?;
             let mut result = CallToolResult::success(content);
@@ -422,7 +422,7 @@ pub(crate) fn call_tool_response(output: Output) -> Result<CallToolResponse, Str
         }
         _ => return Err("the mapper rendered an unknown MCP result".to_owned()),
     };
-    let mut result = result;
+    // After the borrowed view is gone: the data moves out of the result.
     result.structured_content = mcp.into_structured_content();
     Ok(CallToolResponse::Complete(result))
 }

@@ -23,7 +23,6 @@ use rmcp::service::{RequestContext, RoleServer};
 use schemars::JsonSchema;
 use serde_json::Value;
 use toolwire_core::{RenderContext, Rendered, Shape, Target, Timestamp, ToolOutput, ToolResult};
-use toolwire_store::{OffloadFallback, OffloadOptions};
 
 use crate::registry::{Registry, ToolSpecError};
 use crate::server::{self, Gateway, GatewayConfig, McpServer};
@@ -146,20 +145,7 @@ impl Renderer {
         let output = match rendered {
             Rendered::Complete(output) => output,
             Rendered::NeedsOffload(needs) => {
-                let fallback = if config.offload_fallback_inline {
-                    OffloadFallback::Inline
-                } else {
-                    OffloadFallback::Fail
-                };
-                let options =
-                    OffloadOptions::new(principal.name()).ttl(config.link_ttl).fallback(fallback);
-                let offloaded = toolwire_store::offload(&config.stored, needs, &options)
-                    .await
-                    .map_err(|e| internal(&e.to_string()))?;
-                if let Some(error) = &offloaded.store_error {
-                    tracing::error!(%tool, %error, "could not store an over-limit result");
-                }
-                offloaded.output
+                server::offload(config, tool, needs, &principal).await?
             }
             _ => return Err(internal("the mapper returned an unknown render")),
         };

@@ -368,7 +368,9 @@ impl McpServer {
         let rendered = rendered.map_err(|e| internal(&tool.spec.name, &e.to_string()))?;
         let output = match rendered {
             Rendered::Complete(output) => output,
-            Rendered::NeedsOffload(needs) => self.offload(tool, needs, principal).await?,
+            Rendered::NeedsOffload(needs) => {
+                offload(&self.gateway.config, &tool.spec.name, needs, principal).await?
+            }
             _ => return Err(internal(&tool.spec.name, "the mapper returned an unknown render")),
         };
         for warning in output.warnings() {
@@ -376,33 +378,34 @@ impl McpServer {
         }
         Ok(output)
     }
+}
 
-    async fn offload(
-        &self,
-        tool: &RegisteredTool,
-        needs: NeedsOffload,
-        principal: &Principal,
-    ) -> Result<Output, ErrorData> {
-        let config = &self.gateway.config;
-        let fallback = if config.offload_fallback_inline {
-            OffloadFallback::Inline
-        } else {
-            OffloadFallback::Fail
-        };
-        let options = OffloadOptions::new(principal.name()).ttl(config.link_ttl).fallback(fallback);
-        let bytes = needs.size();
-        let offloaded = toolwire_store::offload(&config.stored, needs, &options)
-            .await
-            .map_err(|e| internal(&tool.spec.name, &e.to_string()))?;
-        if let Some(error) = &offloaded.store_error {
-            tracing::error!(tool = %tool.spec.name, %error, "could not store an over-limit result");
-        }
-        if let Some(observer) = &config.observer {
-            let store_error = offloaded.store_error.as_ref();
-            observer.offload(&OffloadRecord { tool: &tool.spec.name, bytes, store_error });
-        }
-        Ok(offloaded.output)
+/// Stores an over-limit result of `tool` for `principal` and finishes the render with its link
+/// (or inline / as a failure when storing failed, as configured), telling the observer.
+pub(crate) async fn offload(
+    config: &GatewayConfig,
+    tool: &str,
+    needs: NeedsOffload,
+    principal: &Principal,
+) -> Result<Output, ErrorData> {
+    let fallback = if config.offload_fallback_inline {
+        OffloadFallback::Inline
+    } else {
+        OffloadFallback::Fail
+    };
+    let options = OffloadOptions::new(principal.name()).ttl(config.link_ttl).fallback(fallback);
+    let bytes = needs.size();
+    let offloaded = toolwire_store::offload(&config.stored, needs, &options)
+        .await
+        .map_err(|e| internal(tool, &e.to_string()))?;
+    if let Some(error) = &offloaded.store_error {
+        tracing::error!(%tool, %error, "could not store an over-limit result");
     }
+    if let Some(observer) = &config.observer {
+        let store_error = offloaded.store_error.as_ref();
+        observer.offload(&OffloadRecord { tool, bytes, store_error });
+    }
+    Ok(offloaded.output)
 }
 
 /// A client-chosen name as it goes into a log line: with a control character (a newline, an

@@ -19,7 +19,7 @@ use rmcp::ErrorData;
 use rmcp::model::{CallToolRequestParams, ClientCapabilities, InputRequests, ServerRequest};
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde_json::{Map, Value};
-use toolwire_core::input::Capability;
+use toolwire_core::input::{Capability, InputRequest};
 use toolwire_core::lower::McpCaps;
 use toolwire_core::{InputRequired, InputRound, McpRevision, ToolResult};
 use toolwire_store::{Binding, DEFAULT_STATE_TTL, StateSealer};
@@ -236,18 +236,71 @@ pub(crate) fn seal(
     })
 }
 
-/// The requests of `input` as rmcp's `inputRequests` of an `InputRequiredResult`, each request
-/// typed from the core's request (the same conversion as [`ask_on_connection`]).
+/// The requests of `input` as rmcp's `inputRequests` of an `InputRequiredResult`, each built
+/// as rmcp's typed request (the same conversion as [`ask_on_connection`]).
 pub(crate) fn rmcp_requests(input: &InputRequired) -> Result<InputRequests, String> {
+    use rmcp::model::InputRequest as Typed;
     input
         .requests
         .iter()
         .map(|(key, request)| {
-            serde_json::from_value::<rmcp::model::InputRequest>(request.to_value())
-                .map(|typed| (key.clone(), typed))
-                .map_err(|e| format!("{}: {e}", request.method()))
+            let typed = match typed_request(request)? {
+                ServerRequest::CreateMessageRequest(r) => Typed::CreateMessage(r),
+                ServerRequest::ElicitRequest(r) => Typed::Elicitation(r),
+                ServerRequest::ListRootsRequest(r) => Typed::ListRoots(r),
+                _ => return Err(format!("{}: not an input request", request.method())),
+            };
+            Ok((key.clone(), typed))
         })
         .collect()
+}
+
+/// One request of a tool as rmcp's typed request. Only what the tool wrote as JSON (a form's
+/// requested schema, the sampling parameters) is read into rmcp's types; the rest is built.
+#[expect(
+    deprecated,
+    reason = "rmcp marks sampling and roots deprecated (SEP-2577), but every revision toolwire serves still has them"
+)]
+fn typed_request(request: &InputRequest) -> Result<ServerRequest, String> {
+    use rmcp::model::{
+        CreateMessageRequest, CreateMessageRequestParams, ElicitRequest, ElicitRequestParams,
+        ElicitationSchema, ListRootsRequest,
+    };
+    let method = request.method();
+    let tool_json = |what: &str, e: serde_json::Error| format!("{method}: {what}: {e}");
+    Ok(match request {
+        InputRequest::ElicitForm { message, requested_schema } => {
+            let requested_schema: ElicitationSchema =
+                serde_json::from_value(Value::Object(requested_schema.clone()))
+                    .map_err(|e| tool_json("requestedSchema", e))?;
+            ServerRequest::ElicitRequest(ElicitRequest::new(
+                ElicitRequestParams::FormElicitationParams {
+                    meta: None,
+                    message: message.clone(),
+                    requested_schema,
+                },
+            ))
+        }
+        InputRequest::ElicitUrl { message, url } => ServerRequest::ElicitRequest(
+            ElicitRequest::new(ElicitRequestParams::UrlElicitationParams {
+                meta: None,
+                message: message.clone(),
+                url: url.clone(),
+                elicitation_id: String::new(),
+            }),
+        ),
+        InputRequest::Sample(params) => {
+            let params: CreateMessageRequestParams =
+                serde_json::from_value(Value::Object(params.clone()))
+                    .map_err(|e| tool_json("params", e))?;
+            ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params))
+        }
+        InputRequest::ListRoots => ServerRequest::ListRootsRequest(ListRootsRequest {
+            method: Default::default(),
+            extensions: Default::default(),
+        }),
+        _ => return Err(format!("{method}: a request toolwire-mcp cannot send")),
+    })
 }
 
 /// Sends every request of `input` to the client over the connection and gathers the answers by
@@ -258,8 +311,7 @@ pub(crate) async fn ask_on_connection(
 ) -> Result<Map<String, Value>, String> {
     let mut responses = Map::new();
     for (key, request) in &input.requests {
-        let request: ServerRequest = serde_json::from_value(request.to_value())
-            .map_err(|e| format!("{}: {e}", request.method()))?;
+        let request = typed_request(request)?;
         let answer = tokio::time::timeout(ASK_TIMEOUT, peer.send_request(request))
             .await
             .map_err(|_| format!("the client did not answer within {} s", ASK_TIMEOUT.as_secs()))?

@@ -42,6 +42,7 @@ pub(crate) fn render(layout: &Layout<'_>, include_payloads: bool) -> String {
 enum Envelope<'a> {
     Success {
         success: bool,
+        /// `null` when there is no data.
         data: Option<&'a RawValue>,
         #[serde(rename = "_meta")]
         meta: EnvelopeMeta<'a>,

@@ -10,7 +10,7 @@ pub mod grammar;
 pub mod host;
 pub mod input;
 mod json_kind;
-pub mod layout;
+mod layout;
 pub mod legacy;
 pub mod link;
 pub mod lower;

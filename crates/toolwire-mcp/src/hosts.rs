@@ -190,7 +190,7 @@ pub(crate) async fn read_result(
             Ok(args) => read_page(config, args, principal, revision, budget).await,
             Err(invalid) => ToolResult::failure(invalid.clone()),
         };
-        match config.mapper.render(&result, target, config.phase, &ctx) {
+        match config.mapper.render_owned(result, target, config.phase, &ctx) {
             Ok(Rendered::Complete(output)) => return Ok(output),
             Ok(_) => budget /= 2,
             Err(error) => return Err(error.to_string()),

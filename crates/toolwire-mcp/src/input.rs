@@ -16,14 +16,12 @@
 use std::time::Duration;
 
 use rmcp::ErrorData;
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, InputRequiredResult, ServerRequest,
-};
+use rmcp::model::{CallToolRequestParams, ClientCapabilities, InputRequests, ServerRequest};
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde_json::{Map, Value};
 use toolwire_core::input::Capability;
 use toolwire_core::lower::McpCaps;
-use toolwire_core::{InputRequired, InputRound, McpRevision, Output, ToolResult};
+use toolwire_core::{InputRequired, InputRound, McpRevision, ToolResult};
 use toolwire_store::{Binding, DEFAULT_STATE_TTL, StateSealer};
 
 use crate::registry::{CallContext, Principal, RegisteredTool};
@@ -143,20 +141,6 @@ impl Rounds {
             _ => Ok(None),
         }
     }
-
-    /// The `InputRequiredResult` response of a rendered input-required result on 2026-07-28;
-    /// `None` for every other result.
-    pub(crate) fn response(
-        input_required: bool,
-        output: &Output,
-        revision: McpRevision,
-    ) -> Option<Result<CallToolResponse, String>> {
-        (input_required && McpCaps::of(revision).input_required_result).then(|| {
-            serde_json::from_str::<InputRequiredResult>(output.json())
-                .map(CallToolResponse::InputRequired)
-                .map_err(|e| format!("rendered result is not an InputRequiredResult: {e}"))
-        })
-    }
 }
 
 fn unix_now() -> i64 {
@@ -250,6 +234,20 @@ pub(crate) fn seal(
             None,
         )
     })
+}
+
+/// The requests of `input` as rmcp's `inputRequests` of an `InputRequiredResult`, each request
+/// typed from the core's request (the same conversion as [`ask_on_connection`]).
+pub(crate) fn rmcp_requests(input: &InputRequired) -> Result<InputRequests, String> {
+    input
+        .requests
+        .iter()
+        .map(|(key, request)| {
+            serde_json::from_value::<rmcp::model::InputRequest>(request.to_value())
+                .map(|typed| (key.clone(), typed))
+                .map_err(|e| format!("{}: {e}", request.method()))
+        })
+        .collect()
 }
 
 /// Sends every request of `input` to the client over the connection and gathers the answers by

@@ -12,9 +12,10 @@ use futures::FutureExt as _;
 use rmcp::ErrorData;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult,
-    Implementation, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    ResultType, ServerCapabilities, ServerConfig,
+    Implementation, InputRequiredResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, MetaObject, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, ResourceContents, ResultType, ServerCapabilities,
+    ServerConfig,
 };
 #[allow(deprecated)]
 // logging (SetLevelRequestParams) is deprecated by SEP-2577; the suite tests it
@@ -25,6 +26,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Value, json};
 use toolwire_core::host::{HostProfile, HostProfiles, READ_RESULT_TOOL};
+use toolwire_core::lower::mcp::{ContentBlock, McpResult};
 use toolwire_core::{
     MapperConfig, McpRevision, NeedsOffload, Output, OutputMapper, Phase, Query, RenderContext,
     Rendered, Target, Timestamp, ToolError, ToolResult,
@@ -268,8 +270,8 @@ impl McpServer {
 
     /// Renders through the mapper for `revision` (a large result on the blocking pool, DESIGN
     /// §12); over the limit, stores the v1 bytes bound to `principal` and finishes the render
-    /// with the signed link. The result is dropped once rendered, before the store is waited
-    /// for, so a large one is not held through the offload.
+    /// with the signed link. The result moves into the mapper's typed output (nothing is copied
+    /// for rmcp); over the limit it is held through the offload, in place of the full text.
     async fn render(
         &self,
         tool: &Arc<RegisteredTool>,
@@ -285,7 +287,7 @@ impl McpServer {
         let large = crate::work::is_large(&result);
         let rendered = crate::work::placed(large, move || {
             let audience = Audience { revision, host: &host };
-            render_now(&gateway, &placed_tool, &result, audience, query, request_state.as_deref())
+            render_now(&gateway, &placed_tool, result, audience, query, request_state.as_deref())
         })
         .await
         .map_err(|e| internal(&tool.spec.name, &e.to_string()))?;
@@ -383,17 +385,105 @@ impl McpServer {
             hosts::read_result(config, &arguments, principal.name(), revision, host, now())
                 .await
                 .map_err(|why| internal(READ_RESULT_TOOL, &why))?;
-        complete(&output, revision).map_err(|why| internal(READ_RESULT_TOOL, &why))
+        call_tool_response(output).map_err(|why| internal(READ_RESULT_TOOL, &why))
     }
 }
 
-/// The rendered result as rmcp sends it, with what rmcp leaves to the handler: it never adds
-/// `resultType` itself and strips it below 2026-07-28 (interop fact 1).
-fn complete(output: &Output, revision: McpRevision) -> Result<CallToolResponse, String> {
-    let mut wire: CallToolResult = serde_json::from_str(output.json())
-        .map_err(|e| format!("rendered result is not a CallToolResult: {e}"))?;
-    wire.result_type = (revision >= McpRevision::V2026_07_28).then_some(ResultType::COMPLETE);
-    Ok(CallToolResponse::Complete(wire))
+/// The one hand-off of a rendered `tools/call` result to rmcp: the mapper's typed MCP result
+/// (an output of [`OutputMapper::render_owned`]) mapped field by field to rmcp's types, with
+/// nothing parsed back. Content blocks, `isError` and `_meta` come from the typed result;
+/// `structuredContent` is the result's own data (or error, or envelope) as a value; an
+/// input-required result becomes rmcp's `InputRequiredResult`. `resultType` is set here, and
+/// only here, from the revision's row of the table (rmcp never adds it and strips it below
+/// 2026-07-28, interop fact 1).
+pub(crate) fn call_tool_response(output: Output) -> Result<CallToolResponse, String> {
+    let Some(mcp) = output.into_mcp() else {
+        return Err("the result was rendered as text, not as a typed MCP result".to_owned());
+    };
+    let result = match mcp.result() {
+        McpResult::Complete(typed) => {
+            let content = typed.content.into_iter().map(content_block).collect::<Result<_, _>>()?;
+            let mut result = CallToolResult::success(content);
+            result.result_type = typed.result_type.map(|_| ResultType::COMPLETE);
+            result.is_error = typed.is_error;
+            result.meta = Some(meta_object(&typed.meta)?);
+            result
+        }
+        McpResult::InputRequired(typed) => {
+            let requests = match typed.input_requests {
+                Some(requests) => Some(crate::input::rmcp_requests(requests.0)?),
+                None => None,
+            };
+            let state = typed.request_state.map(str::to_owned);
+            let result = InputRequiredResult::new(requests, state);
+            return Ok(CallToolResponse::InputRequired(
+                result.with_meta(meta_object(&typed.meta)?),
+            ));
+        }
+        _ => return Err("the mapper rendered an unknown MCP result".to_owned()),
+    };
+    let mut result = result;
+    result.structured_content = mcp.into_structured_content();
+    Ok(CallToolResponse::Complete(result))
+}
+
+/// A typed `_meta` map as rmcp's `MetaObject`.
+fn meta_object(meta: &impl serde::Serialize) -> Result<MetaObject, String> {
+    match serde_json::to_value(meta) {
+        Ok(Value::Object(map)) => Ok(MetaObject(map)),
+        Ok(_) => Err("a _meta that is not an object".to_owned()),
+        Err(e) => Err(format!("a _meta that cannot be written: {e}")),
+    }
+}
+
+/// One typed content block as rmcp's.
+fn content_block(block: ContentBlock<'_>) -> Result<rmcp::model::ContentBlock, String> {
+    use rmcp::model::{AudioContent, ContentBlock as Block, EmbeddedResource, ImageContent};
+    Ok(match block {
+        ContentBlock::Text { text } => Block::text(text.into_owned()),
+        ContentBlock::Image(media) => {
+            let mut image = ImageContent::new(media.data.to_string(), media.mime_type);
+            image.meta = media.meta.as_ref().map(meta_object).transpose()?;
+            Block::Image(image)
+        }
+        ContentBlock::Audio(media) => {
+            let mut audio = AudioContent::new(media.data.to_string(), media.mime_type);
+            audio.meta = media.meta.as_ref().map(meta_object).transpose()?;
+            Block::Audio(audio)
+        }
+        ContentBlock::Resource(embedded) => {
+            let contents = embedded.resource;
+            let uri = contents.uri.to_string();
+            let mime_type = contents.mime_type.map(str::to_owned);
+            let resource = match (contents.text, contents.blob) {
+                (Some(text), _) => ResourceContents::TextResourceContents {
+                    uri,
+                    mime_type,
+                    text: text.to_owned(),
+                    meta: None,
+                },
+                (None, blob) => ResourceContents::BlobResourceContents {
+                    uri,
+                    mime_type,
+                    blob: blob.map(|blob| blob.to_string()).unwrap_or_default(),
+                    meta: None,
+                },
+            };
+            let mut resource = EmbeddedResource::new(resource);
+            resource.meta = embedded.meta.as_ref().map(meta_object).transpose()?;
+            Block::Resource(resource)
+        }
+        ContentBlock::ResourceLink(link) => {
+            let mut resource = rmcp::model::Resource::new(link.uri, link.name.into_owned());
+            resource.title = link.title.map(str::to_owned);
+            resource.description = link.description.map(str::to_owned);
+            resource.mime_type = link.mime_type.map(str::to_owned);
+            resource.size = link.size;
+            resource.meta = link.meta.as_ref().map(meta_object).transpose()?;
+            Block::ResourceLink(resource)
+        }
+        _ => return Err("the mapper rendered an unknown content block".to_owned()),
+    })
 }
 
 /// Who a result is rendered for: the request's revision and the host profile of its client.
@@ -407,7 +497,7 @@ struct Audience<'a> {
 fn render_now(
     gateway: &Gateway,
     tool: &RegisteredTool,
-    result: &ToolResult,
+    result: ToolResult,
     Audience { revision, host }: Audience<'_>,
     query: Query,
     request_state: Option<&str>,
@@ -422,7 +512,7 @@ fn render_now(
     if let Some(sealed) = request_state {
         cx = cx.request_state(sealed);
     }
-    config.mapper.render(result, Target::Mcp(revision), config.phase, &cx)
+    config.mapper.render_owned(result, Target::Mcp(revision), config.phase, &cx)
 }
 
 fn internal(tool: &str, why: &str) -> ErrorData {
@@ -514,14 +604,13 @@ impl rmcp::ServerHandler for McpServer {
             tracing::info!(tool = %log_safe(&name), legacy_results = count, "served a hand-built legacy result");
         }
         let sealed = rounds.seal(&result)?;
-        let input_required = result.is_input_required();
         let code = result.error().map(|error| error.code.as_str().to_owned());
         let outcome = self
             .render(&tool, result, Audience { revision, host }, &principal, query, sealed)
             .await?;
-        if let Some(input_required) =
-            crate::input::Rounds::response(input_required, &outcome, revision)
-        {
+        // Still asking after the mapper (which down-levels where the revision cannot ask):
+        // an `InputRequiredResult`.
+        if outcome.mcp().is_some_and(|typed| typed.tool_result().is_input_required()) {
             tracing::info!(
                 tool = %log_safe(&name),
                 revision = revision.as_str(),
@@ -531,9 +620,8 @@ impl rmcp::ServerHandler for McpServer {
                 "tools/call"
             );
             self.observe(&name, revision, "input_required", started, Some((&outcome, legacy)));
-            return input_required.map_err(|e| internal(&name, &e));
+            return call_tool_response(outcome).map_err(|why| internal(&name, &why));
         }
-        let response = complete(&outcome, revision).map_err(|why| internal(&name, &why))?;
         let label = match (code, outcome.is_error()) {
             (Some(code), _) => code,
             (None, true) => "failure".to_owned(),
@@ -549,7 +637,7 @@ impl rmcp::ServerHandler for McpServer {
             "tools/call"
         );
         self.observe(&name, revision, &label, started, Some((&outcome, legacy)));
-        Ok(response)
+        call_tool_response(outcome).map_err(|why| internal(&name, &why))
     }
 
     /// rmcp hands a request it could not parse into its typed form to this method: for

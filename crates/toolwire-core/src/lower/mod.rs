@@ -1,4 +1,4 @@
-//! The lowerings: each turns a [`Layout`](crate::layout::Layout) into the compact wire text of
+//! The lowerings: each turns a layout (`crate::layout::Layout`) into the compact wire text of
 //! one protocol family — the legacy envelope, MCP (every revision through one capability table)
 //! and A2A (0.3 and 1.0).
 //!

@@ -242,6 +242,11 @@ impl HttpClient {
     }
 
     fn post(&mut self, method: &str, body: Value, params: &Value) -> Answer {
+        let (status, text) = self.post_text(method, body, params);
+        Answer { status, body: message_of(&text) }
+    }
+
+    fn post_text(&mut self, method: &str, body: Value, params: &Value) -> (u16, String) {
         let mut request = self.http.post(&self.url).body(body.to_string());
         for (k, v) in self.headers(method, params) {
             request = request.header(k, v);
@@ -251,8 +256,7 @@ impl HttpClient {
         if let Some(session) = response.headers().get("mcp-session-id") {
             self.session = Some(session.to_str().unwrap().to_owned());
         }
-        let text = response.text().expect("body");
-        Answer { status, body: message_of(&text) }
+        (status, response.text().expect("body"))
     }
 
     /// Sends a request and returns the JSON-RPC response (result or error).
@@ -261,7 +265,25 @@ impl HttpClient {
     }
 
     /// Like [`HttpClient::request`], with the HTTP status.
-    pub fn answer(&mut self, method: &str, mut params: Value) -> Answer {
+    pub fn answer(&mut self, method: &str, params: Value) -> Answer {
+        let (id, body, params) = self.envelope(method, params);
+        let answer = self.post(method, body, &params);
+        if answer.status == 200 {
+            assert_eq!(answer.body["id"], id, "{}", answer.body);
+        }
+        answer
+    }
+
+    /// `tools/call`, returning the raw body text (for answers nested deeper than serde_json
+    /// parses).
+    pub fn call_text(&mut self, tool: &str, arguments: Value) -> String {
+        let params = json!({"name": tool, "arguments": arguments});
+        let (_, body, params) = self.envelope("tools/call", params);
+        self.post_text("tools/call", body, &params).1
+    }
+
+    /// The id, the JSON-RPC request and its params (with the 2026-07-28 `_meta`).
+    fn envelope(&mut self, method: &str, mut params: Value) -> (u64, Value, Value) {
         if self.revision == "2026-07-28" {
             // `_meta` keys the caller set (client capabilities, say) win over the defaults.
             let mut meta = meta_2026_as(self.client_name);
@@ -275,11 +297,7 @@ impl HttpClient {
         let id = self.next_id;
         self.next_id += 1;
         let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let answer = self.post(method, body, &params);
-        if answer.status == 200 {
-            assert_eq!(answer.body["id"], id, "{}", answer.body);
-        }
-        answer
+        (id, body, params)
     }
 
     pub fn notify(&mut self, method: &str) {

@@ -400,7 +400,7 @@ pub(crate) fn call_tool_response(output: Output) -> Result<CallToolResponse, Str
     let Some(mcp) = output.into_mcp() else {
         return Err("the result was rendered as text, not as a typed MCP result".to_owned());
     };
-    let result = match mcp.result() {
+    let mut result = match mcp.result() {
         McpResult::Complete(typed) => {
             let content = typed.content.into_iter().map(content_block).collect::<Result<_, _>>()?;
             let mut result = CallToolResult::success(content);
@@ -422,7 +422,7 @@ pub(crate) fn call_tool_response(output: Output) -> Result<CallToolResponse, Str
         }
         _ => return Err("the mapper rendered an unknown MCP result".to_owned()),
     };
-    let mut result = result;
+    // After the borrowed view is gone: the data moves out of the result.
     result.structured_content = mcp.into_structured_content();
     Ok(CallToolResponse::Complete(result))
 }
@@ -798,5 +798,78 @@ impl McpServer {
     /// The conformance fixtures, or method-not-found for `M` when they are off.
     fn fixtures<M: rmcp::model::ConstString>(&self) -> Result<&Conformance, ErrorData> {
         self.gateway.config.conformance.as_ref().ok_or_else(ErrorData::method_not_found::<M>)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use toolwire_core::input::confirm_request;
+    use toolwire_core::{InputRequired, Part, ResourceLinkPart, StoredLink, ToolResultBuilder};
+
+    use super::*;
+
+    fn build(builder: ToolResultBuilder) -> ToolResult {
+        builder.build().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn samples() -> Vec<ToolResult> {
+        let at = Timestamp::parse("2026-11-29T10:00:00Z").unwrap_or_else(|e| panic!("{e}"));
+        vec![
+            ToolResult::success(json!({"id": 7, "price": 12.50, "name": "Chair \"A\" — oak"})),
+            ToolResult::success(json!([1, [2, [3]], "x"])),
+            ToolResult::failure(ToolError::invalid_arguments("bad", [("/q", "is required")])),
+            build(
+                ToolResult::builder()
+                    .data(json!({"report": "ready"}))
+                    .summary("Report")
+                    .dry_run(true)
+                    .extension("com.example", "trace", json!({"id": 1}))
+                    .part(Part::text("Read me"))
+                    .part(Part::named_binary(b"\x89PNG".to_vec(), "image/png", "chart.png"))
+                    .part(Part::binary(b"ID3".to_vec(), "audio/mpeg"))
+                    .part(Part::named_binary(b"%PDF".to_vec(), "application/pdf", "q3 r.pdf"))
+                    .part(Part::resource_link_with(
+                        ResourceLinkPart::new("https://example.com/r.csv", "r.csv")
+                            .title("Rows")
+                            .mime_type("text/csv")
+                            .size(12),
+                    ))
+                    .part(Part::embedded_text("file:///n.txt", None, "notes"))
+                    .part(Part::embedded_blob("file:///a.bin", None, vec![0, 1]))
+                    .stored_link(StoredLink::new("toolwire://results/abc").size(99).expires_at(at)),
+            ),
+            ToolResult::input_required(
+                InputRequired::new().request("ok", confirm_request("Go?")).state(json!(1)),
+            ),
+        ]
+    }
+
+    /// What rmcp sends for the hand-off of every sample is byte for byte the mapper's text.
+    #[test]
+    fn the_hand_off_serializes_to_the_rendered_text() {
+        let mapper = OutputMapper::default();
+        for result in samples() {
+            for revision in McpRevision::ALL {
+                for phase in [Phase::Compat, Phase::Spec] {
+                    let ctx = RenderContext::new("t", now()).request_state("sealed");
+                    let target = Target::Mcp(revision);
+                    let text = match mapper.render(&result, target, phase, &ctx) {
+                        Ok(Rendered::Complete(output)) => output.into_json(),
+                        other => panic!("{other:?}"),
+                    };
+                    let output = match mapper.render_owned(result.clone(), target, phase, &ctx) {
+                        Ok(Rendered::Complete(output)) => output,
+                        other => panic!("{other:?}"),
+                    };
+                    let sent = match call_tool_response(output) {
+                        Ok(CallToolResponse::Complete(r)) => serde_json::to_string(&r),
+                        Ok(CallToolResponse::InputRequired(r)) => serde_json::to_string(&r),
+                        other => panic!("{other:?}"),
+                    };
+                    assert_eq!(sent.ok().as_deref(), Some(text.as_str()), "{revision:?} {phase:?}");
+                }
+            }
+        }
     }
 }

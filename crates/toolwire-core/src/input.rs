@@ -471,6 +471,26 @@ mod tests {
     }
 
     #[test]
+    fn the_borrowed_requests_write_the_same_text_as_their_values() {
+        let input = InputRequired::new()
+            .request("url", InputRequest::elicit_url("Sign in", "https://example.com/login"))
+            .request("form", confirm_request("Sure?"))
+            .request("llm", InputRequest::sample_text("Capital of France?", 100))
+            .request("roots", InputRequest::ListRoots);
+        let text = serde_json::to_string(&InputRequests(&input)).unwrap_or_default();
+        assert_eq!(
+            Ok(text.clone()),
+            serde_json::to_string(&input.requests_value()).map_err(|e| e.to_string())
+        );
+        assert!(
+            text.starts_with(
+                r#"{"url":{"method":"elicitation/create","params":{"mode":"url","message":"Sign in","url":"https://example.com/login"}},"form":{"method":"elicitation/create","params":{"mode":"form","#
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn unknown_methods_and_shapes_are_refused() {
         assert_eq!(
             InputRequest::from_value(&json!({"method": "tools/call", "params": {}})),

@@ -68,19 +68,9 @@ const fn dialect(version: A2aVersion) -> Dialect {
         },
     }
 }
-/// Appends the `Task` of `layout` for `version` to `out`.
-pub(crate) fn render(
-    out: &mut String,
-    layout: &Layout<'_>,
-    version: A2aVersion,
-    ids: &TaskIds<'_>,
-) {
-    let text = to_json_string(&Task::new(layout, dialect(version), ids));
-    if out.is_empty() {
-        *out = text;
-    } else {
-        out.push_str(&text);
-    }
+/// The `Task` of `layout` for `version`.
+pub(crate) fn render(layout: &Layout<'_>, version: A2aVersion, ids: &TaskIds<'_>) -> String {
+    to_json_string(&Task::new(layout, dialect(version), ids))
 }
 
 /// A `Task`: `kind` (0.3), `id`, `contextId`, `status`, `artifacts` (at most one), `metadata`.

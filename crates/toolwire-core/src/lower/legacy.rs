@@ -27,18 +27,12 @@ use crate::meta::{Extensions, Metadata};
 use crate::timestamp::Timestamp;
 use crate::v1::{Parts, StoredLinks};
 
-/// Appends the envelope of `layout`'s result to `out`. `include_payloads` is false for the
-/// compat block, whose binary parts travel as blocks of their own.
-pub(crate) fn render(out: &mut String, layout: &Layout<'_>, include_payloads: bool) {
-    if let Some(raw) = layout.passthrough() {
-        out.push_str(raw);
-        return;
-    }
-    let text = to_json_string(&Envelope::new(layout, include_payloads));
-    if out.is_empty() {
-        *out = text;
-    } else {
-        out.push_str(&text);
+/// The envelope of `layout`'s result. `include_payloads` is false for the compat block, whose
+/// binary parts travel as blocks of their own.
+pub(crate) fn render(layout: &Layout<'_>, include_payloads: bool) -> String {
+    match layout.passthrough() {
+        Some(raw) => raw.to_owned(),
+        None => to_json_string(&Envelope::new(layout, include_payloads)),
     }
 }
 
@@ -48,6 +42,7 @@ pub(crate) fn render(out: &mut String, layout: &Layout<'_>, include_payloads: bo
 enum Envelope<'a> {
     Success {
         success: bool,
+        /// `null` when there is no data.
         data: Option<&'a RawValue>,
         #[serde(rename = "_meta")]
         meta: EnvelopeMeta<'a>,

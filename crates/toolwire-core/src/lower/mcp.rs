@@ -405,12 +405,7 @@ fn push_block<'a>(
     let block = match block {
         Block::Envelope => match result.provenance() {
             Provenance::LegacyEnvelope(raw) => text(raw.as_str()),
-            _ => {
-                let mut envelope =
-                    String::with_capacity(layout.data_json().map_or(256, |data| data.len() + 256));
-                legacy::render(&mut envelope, &layout, false);
-                text(envelope)
-            }
+            _ => text(legacy::render(&layout, false)),
         },
         Block::Passthrough => text(layout.passthrough().unwrap_or_default()),
         Block::Data => text(layout.data_json().unwrap_or("null")),

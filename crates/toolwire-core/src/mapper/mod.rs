@@ -210,27 +210,20 @@ fn lower_layout(
     config: &MapperConfig,
     ids: &Ids<'_>,
 ) -> String {
-    let data_len = layout.data_json().map_or(0, str::len);
     match target {
-        Target::Legacy => {
-            let mut out = String::with_capacity(data_len + 256);
-            legacy::render(&mut out, &layout, true);
-            out
-        }
+        Target::Legacy => legacy::render(&layout, true),
         Target::Mcp(revision) => {
             let settings = mcp_settings(config, ids);
             lower::to_json_string(&mcp::lower(layout, revision, ids.request_state, &settings))
         }
         Target::A2a(version) => {
-            let mut out = String::with_capacity(data_len + 512);
             let task = a2a::TaskIds {
                 task_id: ids.task_id,
                 context_id: ids.context_id,
                 tool_name: ids.tool_name,
                 prefix: &config.prefix,
             };
-            a2a::render(&mut out, &layout, version, &task);
-            out
+            a2a::render(&layout, version, &task)
         }
     }
 }

@@ -228,7 +228,7 @@ struct ReadResultArguments<'a> {
 pub(crate) fn is_data_alone(result: &crate::ToolResult) -> bool {
     let meta = result.meta();
     result.is_success()
-        && result.data().is_some()
+        && result.data_json().is_some()
         && result.summary().is_none()
         && result.parts().is_empty()
         && result.stored_links().is_empty()

@@ -1,11 +1,12 @@
 //! The target-independent layout of one render: the ordered abstract blocks for the phase and
 //! shape, and what goes into the structured slot. Built once per render; every lowering reads
-//! it. The data is serialized here, once (as a [`RawValue`]), and every copy a format needs is
-//! taken from that text.
+//! it. The data is the result's own compact text (a [`RawValue`]): every copy a format needs is
+//! taken from it, and nothing serializes it again.
 
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use crate::data::Data;
 use crate::error::ErrorCode;
 use crate::result::{Provenance, ToolResult};
 use crate::target::{Phase, Shape};
@@ -84,7 +85,6 @@ pub struct Layout<'r> {
 /// made for (an MCP output's typed form).
 #[derive(Debug, Clone)]
 pub(crate) struct Plan {
-    data_json: Option<Box<RawValue>>,
     generated_at: Timestamp,
     /// The tool's input schema, kept only where the lowering writes it (the envelope of an
     /// `invalid_arguments` failure).
@@ -103,9 +103,6 @@ impl Plan {
         generated_at: Timestamp,
         input_schema: Option<&Value>,
     ) -> Self {
-        // Serializing a `Value` cannot fail (its keys are strings); `None` would only drop the
-        // data copies.
-        let data_json = result.data().and_then(|data| serde_json::value::to_raw_value(data).ok());
         let (blocks, structured) = match result.provenance() {
             Provenance::Passthrough(_) => (vec![Block::Passthrough], Structured::Absent),
             _ => (blocks(result, phase), structured(result, declared)),
@@ -116,7 +113,7 @@ impl Plan {
                     && result.error().is_some_and(|e| e.code == ErrorCode::InvalidArguments)
             })
             .cloned();
-        Self { data_json, generated_at, input_schema, blocks, structured }
+        Self { generated_at, input_schema, blocks, structured }
     }
 
     /// Drops the structured slot (a warn-mode schema mismatch).
@@ -146,14 +143,14 @@ impl<'r> Layout<'r> {
         self.result
     }
 
-    /// The data as compact JSON text (serialized once, here).
+    /// The data as compact JSON text (the result's own, never re-serialized).
     pub fn data_json(&self) -> Option<&'r str> {
-        self.plan.data_json.as_deref().map(RawValue::get)
+        self.result.data_json()
     }
 
-    /// The data as raw JSON (serialized once, here).
+    /// The data as raw JSON (the result's own).
     pub fn data_raw(&self) -> Option<&'r RawValue> {
-        self.plan.data_json.as_deref()
+        self.result.data.as_ref().map(Data::raw)
     }
 
     /// The generation time every lowering writes.
@@ -182,7 +179,7 @@ fn blocks(result: &ToolResult, phase: Phase) -> Vec<Block> {
         Phase::Compat => std::iter::once(Block::Envelope).chain(parts).chain(links).collect(),
         Phase::Spec => {
             let mut blocks = Vec::with_capacity(6 + result.parts().len());
-            if result.data().is_some() {
+            if result.data_json().is_some() {
                 blocks.push(Block::Data);
             }
             if result.summary().is_some() {
@@ -219,7 +216,7 @@ fn structured(result: &ToolResult, declared: Declared) -> Structured {
     if declared.shape == Shape::Envelope {
         return Structured::Envelope;
     }
-    match (result.is_failure(), result.data().is_some(), declared.schema) {
+    match (result.is_failure(), result.data_json().is_some(), declared.schema) {
         (true, _, DataSchema::None) => Structured::Error,
         (true, _, _) => Structured::Absent,
         (false, true, schema) => Structured::Data(schema),

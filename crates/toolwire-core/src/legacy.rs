@@ -16,14 +16,16 @@
 //! `note`, its expiry from `expiresAt` (a stored result expires with its link) and the MIME type
 //! `application/json`; `responseSize` and `expiresAt` also stay the result's own metadata.
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use crate::data::Data;
 use crate::error::{ErrorCode, ToolError};
 use crate::grammar::{self, LEGACY_NAMESPACE};
 use crate::link::{STORED_RESULT_PREFIX, StoredLink};
 use crate::meta::check_namespace;
 use crate::part::Part;
-use crate::result::{Provenance, ToolResult, normalize};
+use crate::result::{Provenance, ToolResult};
 use crate::v1;
 
 /// The message of a failure whose envelope gives none.
@@ -37,6 +39,9 @@ const MISSING_PRIVILEGE_PREFIX: &str = "Missing privilege:";
 pub fn parse(raw: &str) -> ToolResult {
     if !starts_like_object(raw) || crate::parse::nesting_overflow(raw.as_bytes()).is_some() {
         return passthrough(raw);
+    }
+    if let Some(result) = crate::parse::raw_members(raw).and_then(|m| from_members(&m, raw)) {
+        return result;
     }
     match serde_json::from_str::<Value>(raw) {
         Ok(value) => from_value(value, raw),
@@ -81,15 +86,42 @@ pub fn passthrough(raw: &str) -> ToolResult {
 /// [`crate::parse_any`] does) need not decode it again; `raw` is the text it was decoded from
 /// (kept as provenance, or passed through when the value is not an envelope).
 pub fn from_value(value: Value, raw: &str) -> ToolResult {
-    let Value::Object(top) = value else {
+    let Value::Object(mut top) = value else {
         return passthrough(raw);
     };
-    let Some(Value::Bool(success)) = top.get("success") else {
+    let Some(&Value::Bool(success)) = top.get("success") else {
         return passthrough(raw);
     };
-    let success = *success;
+    // `shift_remove` keeps the order of the other members.
+    let data = if success { top.shift_remove("data").and_then(Data::from_value) } else { None };
+    envelope(success, data, top, raw)
+}
 
+/// Parses a document read as its top-level members (see [`crate::parse`]): the data of a
+/// success stays text, the rest is decoded. `None` when a member needs the whole document
+/// decoded as a tree.
+pub(crate) fn from_members(members: &[(String, &RawValue)], raw: &str) -> Option<ToolResult> {
+    let success = members
+        .iter()
+        .find(|(key, _)| key == "success")
+        .and_then(|(_, value)| serde_json::from_str::<bool>(value.get()).ok());
+    let Some(success) = success else {
+        return Some(passthrough(raw));
+    };
     let mut data = None;
+    let mut top = Map::new();
+    for (key, value) in members {
+        if success && key == "data" {
+            data = Data::from_raw(value).ok()?;
+        } else {
+            top.insert(key.clone(), serde_json::from_str(value.get()).ok()?);
+        }
+    }
+    Some(envelope(success, data, top, raw))
+}
+
+/// An envelope's result from its members; a success's data was taken out beforehand.
+fn envelope(success: bool, data: Option<Data>, top: Map<String, Value>, raw: &str) -> ToolResult {
     let mut error = None;
     let mut code = None;
     let mut details = None;
@@ -98,7 +130,6 @@ pub fn from_value(value: Value, raw: &str) -> ToolResult {
     for (key, value) in top {
         match key.as_str() {
             "success" => {}
-            "data" if success => data = normalize(value),
             // A failure's `null` data says nothing; any other data is kept under `legacy`.
             "data" if value.is_null() => {}
             "error" if !success => error = Some(value),

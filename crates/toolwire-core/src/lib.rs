@@ -5,6 +5,7 @@
 //! result is too large for its target, the mapper hands back the bytes to store and finishes the
 //! render once the caller passes the link.
 
+mod data;
 pub mod error;
 pub mod grammar;
 pub mod host;

@@ -5,8 +5,18 @@
 //! mistaken for text. A JSON object whose `format` claims a toolwire format goes to the
 //! parser of that version (v1 today; an unknown version is an error); everything else follows
 //! the legacy rules: an envelope, or `Passthrough` of the exact input.
+//!
+//! A document is read as its top-level members, each kept as raw text, so that the data is
+//! never turned into a JSON tree (see [`crate::data`]); only the small members are. Text that
+//! path does not take (a repeated top-level key, data it leaves to the tree) is decoded whole
+//! into a `serde_json::Value`, as every document once was, with the same outcome.
 
+use std::fmt;
+
+use serde::Deserializer;
+use serde::de::{MapAccess, Visitor};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::legacy;
 use crate::result::ToolResult;
@@ -51,6 +61,21 @@ pub fn parse_any(input: &[u8]) -> Result<ToolResult, ParseError> {
     if !legacy::starts_like_object(text) {
         return Ok(legacy::passthrough(text));
     }
+    if let Some(members) = raw_members(text) {
+        let claims_format = members.iter().any(|(key, value)| {
+            key == "format"
+                && serde_json::from_str::<String>(value.get())
+                    .is_ok_and(|format| format.starts_with(v1::FORMAT_PREFIX))
+        });
+        let parsed = if claims_format {
+            v1::parse_members(&members).map(|parsed| parsed.map_err(ParseError::from))
+        } else {
+            legacy::from_members(&members, text).map(Ok)
+        };
+        if let Some(parsed) = parsed {
+            return parsed;
+        }
+    }
     let Ok(value) = serde_json::from_str::<Value>(text) else {
         return Ok(legacy::passthrough(text));
     };
@@ -61,6 +86,44 @@ pub fn parse_any(input: &[u8]) -> Result<ToolResult, ParseError> {
         return Ok(v1::parse_owned(value)?);
     }
     Ok(legacy::from_value(value, text))
+}
+
+/// More top-level members than any v1 document or ordinary envelope has.
+const MAX_MEMBERS: usize = 64;
+
+/// The members of one top-level JSON object, in order, each value as its raw text; `None` when
+/// `text` is not exactly one valid JSON object, repeats a key or has over [`MAX_MEMBERS`]
+/// members (the tree path decides those).
+pub(crate) fn raw_members(text: &str) -> Option<Vec<(String, &RawValue)>> {
+    struct Members;
+
+    impl<'de> Visitor<'de> for Members {
+        type Value = Option<Vec<(String, &'de RawValue)>>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a JSON object")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut members: Vec<(String, &'de RawValue)> = Vec::new();
+            let mut unique = true;
+            while let Some((key, value)) = map.next_entry::<String, &'de RawValue>()? {
+                // A document has a handful of members; a crowd of them goes to the tree path
+                // (returning early leaves the object unread, which fails the read).
+                if members.len() == MAX_MEMBERS {
+                    return Ok(None);
+                }
+                unique &= !members.iter().any(|(seen, _)| *seen == key);
+                members.push((key, value));
+            }
+            Ok(unique.then_some(members))
+        }
+    }
+
+    let mut de = serde_json::Deserializer::from_str(text);
+    let members = de.deserialize_map(Members).ok()?;
+    de.end().ok()?;
+    members
 }
 
 /// The byte offset of the first `[` or `{` (outside strings) that reaches [`MAX_DEPTH`], if
@@ -110,6 +173,68 @@ pub(crate) fn outside_strings(input: &[u8]) -> impl Iterator<Item = (usize, u8)>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::tests::json_text;
+    use proptest::prelude::*;
+
+    /// What every document went through before members were read raw: one tree of it all.
+    fn through_tree(text: &str) -> Result<ToolResult, ParseError> {
+        let Ok(value) = serde_json::from_str::<Value>(text) else {
+            return Ok(legacy::passthrough(text));
+        };
+        if let Value::Object(doc) = &value
+            && let Some(Value::String(format)) = doc.get("format")
+            && format.starts_with(v1::FORMAT_PREFIX)
+        {
+            return Ok(v1::parse_owned(value)?);
+        }
+        Ok(legacy::from_value(value, text))
+    }
+
+    #[test]
+    fn repeated_members_are_decided_by_the_tree() {
+        for text in [
+            r#"{"success":true,"data":1,"data":{"b":2}}"#,
+            r#"{"format":"toolwire.result.v1","data":[1],"data":[ 2 ]}"#,
+            r#"{"success":true,"data":{"k":1,"k":2}}"#,
+            r#"{"format":"toolwire\u002eresult.v1","data":"\ud800"}"#,
+        ] {
+            assert_eq!(parse_any(text.as_bytes()), through_tree(text), "{text}");
+        }
+        assert!(raw_members(r#"{"a":1,"a":2}"#).is_none());
+        assert!(raw_members(r#"{"a":1} x"#).is_none());
+        assert_eq!(
+            raw_members(r#"{"a": [1] }"#).map(|m| m[0].1.get().to_owned()),
+            Some("[1]".into())
+        );
+        let parsed = parse_any(br#"{"success":true,"data":1,"data":{"b":2}}"#).ok();
+        assert_eq!(parsed.as_ref().and_then(ToolResult::data_json), Some(r#"{"b":2}"#));
+    }
+
+    proptest! {
+        #[test]
+        fn members_read_raw_parse_as_the_whole_tree(
+            data in json_text(),
+            other in json_text(),
+            success in any::<bool>(),
+            v1_form in any::<bool>(),
+        ) {
+            let text = if v1_form {
+                format!("{{ \"format\" : \"toolwire.result.v1\", \"data\" :\n{data}, \"summary\": \"s\" }}")
+            } else {
+                format!("{{\"success\": {success}, \"data\": {data},\n \"note\": {other}, \"_meta\": {{\"x\": {other}}} }}")
+            };
+            let parsed = parse_any(text.as_bytes());
+            prop_assert_eq!(&parsed, &through_tree(&text));
+            if let Ok(result) = &parsed {
+                prop_assert_eq!(v1::to_string(result), v1::to_string(&through_tree(&text).unwrap_or_else(|_| ToolResult::empty())));
+            }
+            if v1_form {
+                let direct = v1::parse(text.as_bytes());
+                let tree = serde_json::from_str::<Value>(&text).map_err(|e| e.to_string());
+                prop_assert_eq!(direct.ok(), tree.ok().and_then(|doc| v1::parse_owned(doc).ok()));
+            }
+        }
+    }
 
     #[test]
     fn skips_string_contents_and_escaped_quotes() {

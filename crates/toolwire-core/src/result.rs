@@ -3,6 +3,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::data::Data;
 use crate::error::ToolError;
 use crate::input::InputRequired;
 use crate::link::StoredLink;
@@ -28,7 +29,7 @@ pub enum Provenance {
 /// Immutable once built.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolResult {
-    pub(crate) data: Option<Value>,
+    pub(crate) data: Option<Data>,
     pub(crate) summary: Option<String>,
     pub(crate) error: Option<ToolError>,
     pub(crate) input_required: Option<InputRequired>,
@@ -57,7 +58,7 @@ pub enum BuildError {
 impl ToolResult {
     /// A success carrying `data` (`null` means no data).
     pub fn success(data: Value) -> Self {
-        Self::from_parts(normalize(data), None)
+        Self::from_parts(Data::from_value(data), None)
     }
 
     /// A success without data.
@@ -97,7 +98,7 @@ impl ToolResult {
         }
     }
 
-    pub(crate) fn from_parts(data: Option<Value>, error: Option<ToolError>) -> Self {
+    pub(crate) fn from_parts(data: Option<Data>, error: Option<ToolError>) -> Self {
         Self {
             data,
             summary: None,
@@ -144,9 +145,16 @@ impl ToolResult {
         self.error.is_some()
     }
 
-    /// The data, when there is any (never `null`).
+    /// The data, when there is any (never `null`). Data parsed from text is held as text; its
+    /// JSON tree is built on the first call and kept (see [`ToolResult::data_json`]).
     pub fn data(&self) -> Option<&Value> {
-        self.data.as_ref()
+        self.data.as_ref().map(Data::tree)
+    }
+
+    /// The data as compact JSON text, exactly as every wire format writes it, without building
+    /// a tree.
+    pub fn data_json(&self) -> Option<&str> {
+        self.data.as_ref().map(Data::json)
     }
 
     /// The summary.
@@ -284,13 +292,6 @@ impl<T: Serialize> IntoToolResult for Result<T, ToolError> {
     }
 }
 
-pub(crate) fn normalize(data: Value) -> Option<Value> {
-    match data {
-        Value::Null => None,
-        other => Some(other),
-    }
-}
-
 /// Builds a [`ToolResult`], refusing what a strict constructor must refuse. Where nothing can
 /// be refused (data, a summary, parts, links, the typed metadata), the `with_*` methods of
 /// [`ToolResult`] build without a `Result`.
@@ -321,7 +322,7 @@ impl ToolResultBuilder {
 
     /// Sets the data (`null` means no data).
     pub fn data(mut self, data: Value) -> Self {
-        self.result.data = normalize(data);
+        self.result.data = Data::from_value(data);
         self
     }
 

@@ -15,8 +15,10 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use chrono::Datelike as _;
 use serde::{Serialize, Serializer};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use crate::data::Data;
 use crate::error::{ErrorCode, ToolError};
 use crate::input::{InputRequest, InputRequests, InputRequired};
 use crate::link::StoredLink;
@@ -25,7 +27,7 @@ use crate::meta::{Extensions, Metadata, Pagination, Query};
 use crate::part::{
     BinaryPart, EmbeddedResourcePart, Part, ResourceContents, ResourceLinkPart, TextPart,
 };
-use crate::result::{ToolResult, normalize};
+use crate::result::ToolResult;
 use crate::timestamp::Timestamp;
 
 /// The format marker of version 1.
@@ -152,7 +154,7 @@ pub fn to_vec(result: &ToolResult) -> Vec<u8> {
 struct Doc<'a> {
     format: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    data: Option<&'a Value>,
+    data: Option<&'a RawValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     summary: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -172,7 +174,7 @@ impl<'a> Doc<'a> {
         let input = result.input_required_requests();
         Self {
             format: if input.is_some() { FORMAT_V2 } else { FORMAT },
-            data: result.data(),
+            data: result.data.as_ref().map(Data::raw),
             // A v2 document keeps its summary inside `inputRequired`.
             summary: result.summary().filter(|_| input.is_none()),
             error: result.error().map(ErrorForm::from),
@@ -380,8 +382,32 @@ impl<'a> From<&'a StoredLink> for StoredLinkForm<'a> {
 
 /// Parses a v1 or v2 document from bytes.
 pub fn parse(input: &[u8]) -> Result<ToolResult, V1Error> {
+    if let Some(parsed) = std::str::from_utf8(input)
+        .ok()
+        .and_then(crate::parse::raw_members)
+        .and_then(|members| parse_members(&members))
+    {
+        return parsed;
+    }
     let doc: Value = serde_json::from_slice(input).map_err(|err| V1Error::Json(err.to_string()))?;
     parse_owned(doc)
+}
+
+/// Parses a document read as its top-level members: the data stays text, the rest is decoded.
+/// `None` when a member needs the whole document decoded as a tree (see [`crate::data`]).
+pub(crate) fn parse_members(
+    members: &[(String, &RawValue)],
+) -> Option<Result<ToolResult, V1Error>> {
+    let mut doc = Map::new();
+    let mut data = None;
+    for (key, value) in members {
+        if key == "data" {
+            data = Data::from_raw(value).ok()?;
+        } else {
+            doc.insert(key.clone(), serde_json::from_str(value.get()).ok()?);
+        }
+    }
+    Some(parse_map(&doc, data))
 }
 
 /// Parses an already-decoded v1 document.
@@ -389,7 +415,7 @@ pub fn parse_value(doc: &Value) -> Result<ToolResult, V1Error> {
     let Value::Object(map) = doc else {
         return Err(V1Error::NotAnObject);
     };
-    parse_map(map, map.get("data").cloned())
+    parse_map(map, map.get("data").cloned().and_then(Data::from_value))
 }
 
 /// Like [`parse_value`], taking the document: its data moves into the result instead of being
@@ -398,12 +424,12 @@ pub fn parse_owned(doc: Value) -> Result<ToolResult, V1Error> {
     let Value::Object(mut map) = doc else {
         return Err(V1Error::NotAnObject);
     };
-    let data = map.get_mut("data").map(Value::take);
+    let data = map.get_mut("data").map(Value::take).and_then(Data::from_value);
     parse_map(&map, data)
 }
 
-/// The document's fields besides `data`, which the caller took out (cloned or moved).
-fn parse_map(doc: &Map<String, Value>, data: Option<Value>) -> Result<ToolResult, V1Error> {
+/// The document's fields besides `data`, which the caller took out (cloned, moved or as text).
+fn parse_map(doc: &Map<String, Value>, data: Option<Data>) -> Result<ToolResult, V1Error> {
     let v2 = match doc.get("format") {
         None => return Err(V1Error::Missing { path: "format".into() }),
         Some(Value::String(format)) if format == FORMAT => false,
@@ -417,7 +443,6 @@ fn parse_map(doc: &Map<String, Value>, data: Option<Value>) -> Result<ToolResult
     }) {
         return Err(V1Error::UnknownTopLevelKey(key.clone()));
     }
-    let data = data.and_then(normalize);
     let error = present(doc, "error").map(|error| parse_error(error, "error")).transpose()?;
     if error.is_some() && data.is_some() {
         return Err(V1Error::ErrorWithData);

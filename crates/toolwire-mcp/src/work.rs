@@ -5,7 +5,6 @@
 
 use std::sync::{Arc, OnceLock};
 
-use serde_json::Value;
 use tokio::sync::Semaphore;
 use toolwire_core::{Part, ResourceContents, ToolResult};
 
@@ -53,8 +52,8 @@ where
     if large { off_workers(work).await } else { Ok(work()) }
 }
 
-/// Whether the result's data and parts come to at least [`LARGE`] bytes of JSON, about. The
-/// walk stops at the bound, so asking costs little even for a huge result.
+/// Whether the result's data and parts come to at least [`LARGE`] bytes of JSON, about (the
+/// data's own text is measured; nothing is serialized).
 pub fn is_large(result: &ToolResult) -> bool {
     let mut budget = LARGE;
     let parts = result.parts().iter().map(|part| match part {
@@ -72,30 +71,13 @@ pub fn is_large(result: &ToolResult) -> bool {
             return true;
         }
     }
-    result.data().is_some_and(|data| exceeds(data, &mut budget))
+    result.data_json().is_some_and(|data| spend(&mut budget, data.len()))
 }
 
 /// Takes `size` from `budget`; true once it is spent.
 fn spend(budget: &mut usize, size: usize) -> bool {
     *budget = budget.saturating_sub(size);
     *budget == 0
-}
-
-fn exceeds(value: &Value, budget: &mut usize) -> bool {
-    match value {
-        Value::Null | Value::Bool(_) => spend(budget, 5),
-        Value::Number(n) => spend(budget, n.as_str().len()),
-        Value::String(s) => spend(budget, s.len() + 2),
-        Value::Array(items) => {
-            spend(budget, 2) || items.iter().any(|item| spend(budget, 1) || exceeds(item, budget))
-        }
-        Value::Object(map) => {
-            spend(budget, 2)
-                || map
-                    .iter()
-                    .any(|(key, item)| spend(budget, key.len() + 4) || exceeds(item, budget))
-        }
-    }
 }
 
 #[cfg(test)]

@@ -213,7 +213,7 @@ fn artifact_parts<'a>(layout: &'a Layout<'_>, d: Dialect, prefix: &'a str) -> Ve
     }
     let mut parts = Vec::with_capacity(2 + result.parts().len() + result.stored_links().len());
     if let Some(data) = layout.data_raw() {
-        let is_object = result.data().is_some_and(Value::is_object);
+        let is_object = result.data.as_ref().is_some_and(crate::data::Data::is_object);
         parts.push(A2aPart::Data(if d.kinds && !is_object {
             DataPart {
                 kind: Some("data"),

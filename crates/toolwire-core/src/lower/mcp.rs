@@ -27,6 +27,7 @@ use super::{
     Base64, Displayed, EmptyObject, PartUri, PrefixedMeta, PrefixedOne, ResourceLink, legacy,
     stored_link_name,
 };
+use crate::data::Data;
 use crate::error::{ErrorCode, ToolError};
 use crate::input::InputRequests;
 use crate::layout::{Block, DataSchema, Layout, Plan, Structured};
@@ -553,7 +554,7 @@ fn structured<'a>(layout: Layout<'a>, caps: McpCaps) -> Option<StructuredContent
         Structured::Absent => None,
         Structured::Data(schema) => {
             let data = layout.data_raw()?;
-            let is_object = result.data().is_some_and(Value::is_object);
+            let is_object = result.data.as_ref().is_some_and(Data::is_object);
             let wrap = match (caps.structured_content, schema) {
                 (StructuredCap::Any, _) => false,
                 (_, DataSchema::None) => !is_object,
@@ -695,9 +696,9 @@ impl McpOutput {
             McpResult::InputRequired(_) => None,
         }?;
         match kind {
-            StructuredKind::Data => self.result.data.take(),
+            StructuredKind::Data => self.result.data.take().map(Data::into_tree),
             StructuredKind::Wrapped => {
-                let data = self.result.data.take()?;
+                let data = self.result.data.take()?.into_tree();
                 Some(Value::Object(Map::from_iter([("result".to_owned(), data)])))
             }
             StructuredKind::Error => {

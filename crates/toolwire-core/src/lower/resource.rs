@@ -98,8 +98,8 @@ pub fn read_result(
     ttl_ms: u64,
 ) -> Option<ReadResourceResult> {
     let mut contents = Vec::new();
-    if let Some(data) = result.data() {
-        contents.push(text_entry(link.to_owned(), Some(JSON.into()), data.to_string()));
+    if let Some(data) = result.data_json() {
+        contents.push(text_entry(link.to_owned(), Some(JSON.into()), data.to_owned()));
     }
     for (n, part) in result.parts().iter().enumerate() {
         contents.push(part_entry(format!("{link}#part-{n}"), part));

@@ -27,8 +27,12 @@ const DATA_PART: [&str; 3] = ["type", "properties", "description"];
 /// writes ([`EnvelopeStructured`]), as a value.
 pub fn envelope_structured(result: &ToolResult, input_schema: Option<&Value>) -> Value {
     // Serializing a shape of strings, booleans and JSON values cannot fail.
-    serde_json::to_value(EnvelopeStructured::new(result, result.data(), input_schema))
-        .unwrap_or(Value::Null)
+    serde_json::to_value(EnvelopeStructured::new(
+        result,
+        result.data.as_ref().map(crate::data::Data::raw),
+        input_schema,
+    ))
+    .unwrap_or(Value::Null)
 }
 
 /// The published envelope schema under `rules` for a declared data schema whose root is an

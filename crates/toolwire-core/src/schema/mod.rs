@@ -159,8 +159,9 @@ impl ToolOutput {
                 "the tool answered text that is not a result, but it declares an output schema",
             ));
         }
-        match (result.data(), self.inner.shape) {
-            (Some(data), _) => validate::check(&declared.validator, data),
+        // A tree built only for this check is dropped after it (the result keeps its text).
+        match (result.data.as_ref(), self.inner.shape) {
+            (Some(data), _) => validate::check(&declared.validator, &data.tree_once()),
             (None, Shape::Envelope) => {
                 validate::check(&declared.validator, &Value::Object(serde_json::Map::new()))
             }

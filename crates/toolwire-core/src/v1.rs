@@ -22,7 +22,9 @@ use crate::data::Data;
 use crate::error::{ErrorCode, ToolError};
 use crate::input::{InputRequest, InputRequests, InputRequired};
 use crate::link::StoredLink;
-use crate::lower::{Base64, Displayed, PaginationJson, QueryJson, ResourceLink, to_json_string};
+use crate::lower::{
+    Base64, Displayed, PaginationJson, QueryJson, ResourceLink, to_json_string, to_json_vec_exact,
+};
 use crate::meta::{Extensions, Metadata, Pagination, Query};
 use crate::part::{
     BinaryPart, EmbeddedResourcePart, Part, ResourceContents, ResourceLinkPart, TextPart,
@@ -140,7 +142,7 @@ pub fn to_string(result: &ToolResult) -> String {
 pub(crate) fn to_vec_generated_at(result: &ToolResult, at: Timestamp) -> Vec<u8> {
     let mut meta = result.meta().clone();
     meta.generated_at = Some(at);
-    to_json_string(&Doc::new(result, &meta)).into_bytes()
+    to_json_vec_exact(&Doc::new(result, &meta))
 }
 
 /// The v1 form of `result` as compact JSON bytes (UTF-8).

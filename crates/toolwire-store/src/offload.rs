@@ -9,7 +9,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use toolwire_core::Timestamp;
 use toolwire_core::link::StoredLink;
-use toolwire_core::mapper::{MAX_INLINE, NeedsOffload, Output, RenderError};
+use toolwire_core::mapper::{MAX_INLINE, NeedsOffload, Output, PendingStub, RenderError};
 
 use crate::config::StoredResults;
 use crate::record::Record;
@@ -84,9 +84,22 @@ pub async fn offload(
 ) -> Result<Offloaded, RenderError> {
     let now = Utc::now();
     let expires = expiry(now, options.ttl);
+    // Without the inline fallback the full render is dropped before the store is awaited, and
+    // the v1 bytes move into the record: the result is held once while it is stored.
+    let (bytes, held) = match options.fallback {
+        OffloadFallback::Inline if needs.size() <= MAX_INLINE => {
+            (needs.v1_bytes().to_vec(), Held::Whole(needs))
+        }
+        _ => {
+            let (bytes, stub) = needs.into_stub();
+            (bytes, Held::Stub(stub))
+        }
+    };
+    let size = bytes.len() as u64;
+    let mime_type = "application/json";
     let record = Record::new(
-        needs.v1_bytes().to_vec(),
-        needs.mime_type(),
+        bytes,
+        mime_type,
         options.principal.clone(),
         Timestamp::with_fraction_digits(now, 3),
         expires,
@@ -94,21 +107,28 @@ pub async fn offload(
     match results.store().put(record).await {
         Ok(id) => {
             let uri = results.signer().sign(id, expires.unix_seconds(), &options.principal);
-            let link = StoredLink::new(uri)
-                .size(needs.v1_bytes().len() as u64)
-                .mime_type(needs.mime_type())
-                .expires_at(expires);
-            let output = needs.finish(link.clone())?;
+            let link = StoredLink::new(uri).size(size).mime_type(mime_type).expires_at(expires);
+            let output = match held {
+                Held::Whole(needs) => needs.finish(link.clone())?,
+                Held::Stub(stub) => stub.finish(link.clone())?,
+            };
             Ok(Offloaded { output, link: Some(link), store_error: None })
         }
         Err(err) => {
-            let output = match options.fallback {
-                OffloadFallback::Inline if needs.size() <= MAX_INLINE => needs.inline()?,
-                _ => needs.store_failed(),
+            let output = match held {
+                Held::Whole(needs) => needs.inline()?,
+                Held::Stub(stub) => stub.store_failed(),
             };
             Ok(Offloaded { output, link: None, store_error: Some(err) })
         }
     }
+}
+
+/// What an offload keeps while the store works: everything (for the inline fallback), or only
+/// what finishes the stub.
+enum Held {
+    Whole(NeedsOffload),
+    Stub(PendingStub),
 }
 
 /// The expiry of a link made at `now`: whole seconds (links carry Unix seconds), at least one

@@ -63,10 +63,15 @@ impl Record {
         u64::try_from(left).unwrap_or(0)
     }
 
-    /// The byte form kept by the persistent stores.
+    /// The byte form kept by the persistent stores, in a buffer of exactly its size.
     pub(crate) fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(
-            MAGIC.len() + 2 * TIMESTAMP_LEN + 8 + self.mime_type.len() + self.principal.len(),
+            MAGIC.len()
+                + 2 * TIMESTAMP_LEN
+                + 8
+                + self.mime_type.len()
+                + self.principal.len()
+                + self.bytes.len(),
         );
         out.extend_from_slice(MAGIC);
         encode_timestamp(&mut out, self.created);

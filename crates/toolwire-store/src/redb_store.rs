@@ -357,27 +357,28 @@ impl Inner {
         self.usage().admit(&self.quota, &record.principal, size)
     }
 
-    fn put(&self, db: &Database, record: &Record) -> Result<RecordId, StoreError> {
-        self.admit(db, record)?;
-        let stored = self.write(db, record);
+    fn put(&self, db: &Database, record: Record) -> Result<RecordId, StoreError> {
+        self.admit(db, &record)?;
+        let (size, expires) = (record.size(), unix_millis(&record));
+        // The encoded form replaces the record, so its bytes are held once while redb copies them.
+        let encoded = record.encode();
+        let Record { principal, bytes: unencoded, .. } = record;
+        drop(unencoded);
+        let stored = self.write(db, &encoded, expires);
         if stored.is_err() {
-            self.usage().release(&record.principal, record.size());
+            self.usage().release(&principal, size);
         }
         stored
     }
 
-    fn write(&self, db: &Database, record: &Record) -> Result<RecordId, StoreError> {
+    fn write(&self, db: &Database, encoded: &[u8], expires: i64) -> Result<RecordId, StoreError> {
         let id = RecordId::generate().map_err(StoreError::Random)?;
         let txn = db.begin_write().map_err(|err| self.error(err))?;
         {
             let mut results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
-            results
-                .insert(id.as_u128(), record.encode().as_slice())
-                .map_err(|err| self.error(err))?;
+            results.insert(id.as_u128(), encoded).map_err(|err| self.error(err))?;
             let mut expiry = txn.open_table(EXPIRY).map_err(|err| self.error(err))?;
-            expiry
-                .insert((unix_millis(record), id.as_u128()), ())
-                .map_err(|err| self.error(err))?;
+            expiry.insert((expires, id.as_u128()), ()).map_err(|err| self.error(err))?;
         }
         txn.commit().map_err(|err| self.error(err))?;
         Ok(id)
@@ -495,7 +496,7 @@ impl ResultStore for RedbStore {
             if record.is_expired_at(self.inner.now()) {
                 return Err(StoreError::AlreadyExpired { expires: record.expires.to_string() });
             }
-            self.blocking(move |inner| inner.with_db(|db| inner.put(db, &record))).await
+            self.blocking(move |inner| inner.with_db(|db| inner.put(db, record))).await
         })
     }
 

@@ -203,9 +203,12 @@ impl ResultStore for RedisStore {
             let size = record.size();
             let now = now.timestamp_millis();
             let expires = record.expires.datetime().timestamp_millis();
+            // The encoded form replaces the record: its bytes are held once from here on.
+            let Record { principal, bytes: unencoded, .. } = record;
+            drop(unencoded);
             loop {
                 let id = RecordId::generate().map_err(StoreError::Random)?;
-                let mut cmd = eval(PUT_SCRIPT, &keys(id, &record.principal));
+                let mut cmd = eval(PUT_SCRIPT, &keys(id, &principal));
                 cmd.arg(&bytes)
                     .arg(ttl)
                     .arg(now)

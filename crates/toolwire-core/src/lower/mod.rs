@@ -282,6 +282,17 @@ pub(crate) fn to_json_string<T: Serialize + ?Sized>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
+/// A wire shape's compact JSON text as bytes, written into a buffer of exactly its length
+/// (counted first), so that a large text is never copied while its buffer grows.
+pub(crate) fn to_json_vec_exact<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
+    let mut out = Vec::with_capacity(json_len(value));
+    // Writing into memory cannot fail (the same rule as `to_json_string`).
+    if serde_json::to_writer(&mut out, value).is_err() {
+        out.clear();
+    }
+    out
+}
+
 /// The length of a wire shape's compact JSON text, counted without writing it.
 pub(crate) fn json_len<T: Serialize + ?Sized>(value: &T) -> usize {
     struct Count(usize);

@@ -22,7 +22,7 @@ mod offload;
 mod stub;
 
 pub use config::{ConfigError, MapperConfig, RenderContext};
-pub use offload::{NeedsOffload, Rendered};
+pub use offload::{NeedsOffload, PendingStub, Rendered};
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -423,7 +423,7 @@ impl OutputMapper {
         Ok(match offload {
             None => Rendered::Complete(full),
             Some((limit, v1, plan)) => {
-                Rendered::NeedsOffload(NeedsOffload { v1, limit, full, plan })
+                Rendered::NeedsOffload(NeedsOffload::new(v1, limit, full, plan))
             }
         })
     }

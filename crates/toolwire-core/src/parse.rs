@@ -92,8 +92,8 @@ pub fn parse_any(input: &[u8]) -> Result<ToolResult, ParseError> {
 const MAX_MEMBERS: usize = 64;
 
 /// The members of one top-level JSON object, in order, each value as its raw text; `None` when
-/// `text` is not exactly one valid JSON object, repeats a key or has over [`MAX_MEMBERS`]
-/// members (the tree path decides those).
+/// `text` is not exactly one valid JSON object, nests [`MAX_DEPTH`] levels deep, repeats a key
+/// or has over [`MAX_MEMBERS`] members (the tree path decides those).
 pub(crate) fn raw_members(text: &str) -> Option<Vec<(String, &RawValue)>> {
     struct Members;
 
@@ -120,6 +120,10 @@ pub(crate) fn raw_members(text: &str) -> Option<Vec<(String, &RawValue)>> {
         }
     }
 
+    // Nesting is judged on the whole document, as the tree path judges it.
+    if nesting_overflow(text.as_bytes()).is_some() {
+        return None;
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     let members = de.deserialize_map(Members).ok()?;
     de.end().ok()?;
@@ -206,6 +210,13 @@ mod tests {
             raw_members(r#"{"a": [1] }"#).map(|m| m[0].1.get().to_owned()),
             Some("[1]".into())
         );
+        let deep_meta = format!(
+            r#"{{"format":"toolwire.result.v1","meta":{}1{}}}"#,
+            "[".repeat(MAX_DEPTH - 1),
+            "]".repeat(MAX_DEPTH - 1)
+        );
+        assert!(raw_members(&deep_meta).is_none());
+        assert!(matches!(v1::parse(deep_meta.as_bytes()), Err(V1Error::Json(_))));
         let parsed = parse_any(br#"{"success":true,"data":1,"data":{"b":2}}"#).ok();
         assert_eq!(parsed.as_ref().and_then(ToolResult::data_json), Some(r#"{"b":2}"#));
     }

@@ -345,10 +345,12 @@ fn meta_keys(
     }
 }
 
-/// Checks `structuredContent` of the result `value` against the tool's published outputSchema.
+/// Checks `structured` (the `structuredContent` of the result `value`) against the tool's
+/// published outputSchema.
 pub(crate) fn output_schema_violations(
     schema: &Value,
     value: &Value,
+    structured: Option<&Value>,
     out: &mut Vec<WireViolation>,
 ) {
     let validator =
@@ -362,7 +364,7 @@ pub(crate) fn output_schema_violations(
                 return;
             }
         };
-    match value.get("structuredContent") {
+    match structured {
         Some(structured) => {
             for err in validator.iter_errors(structured) {
                 out.push(WireViolation::new(

@@ -20,6 +20,7 @@ mod legacy;
 mod official;
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 pub(crate) use crate::pointer::{push as pointer, push_index as index};
 use crate::target::{A2aVersion, McpRevision, Target};
@@ -55,8 +56,8 @@ pub fn check_with_schema(
     match target {
         Target::Legacy => legacy::violations(wire),
         Target::Mcp(revision) => {
-            let value = match parse_object(wire, "a CallToolResult") {
-                Ok(value) => value,
+            let (value, structured) = match parse_call_tool_result(wire) {
+                Ok(parsed) => parsed,
                 Err(violation) => return vec![violation],
             };
             if crate::revision::McpCaps::of(revision).input_required_result
@@ -69,7 +70,13 @@ pub fn check_with_schema(
             let mut out = official_call_tool_result_violations(revision, &value);
             contract::mcp_violations(revision, &value, &mut out);
             if let Some(schema) = published_output_schema {
-                contract::output_schema_violations(schema, &value, &mut out);
+                // Only the published schema looks inside `structuredContent`: its tree is built
+                // here, and only here.
+                let structured = match structured {
+                    Some(raw) => serde_json::from_str::<Value>(raw.get()).ok(),
+                    None => value.get("structuredContent").cloned(),
+                };
+                contract::output_schema_violations(schema, &value, structured.as_ref(), &mut out);
             }
             out
         }
@@ -112,6 +119,37 @@ pub fn official_a2a_task_violations(version: A2aVersion, value: &Value) -> Vec<W
     official::a2a_task(version).violations(value)
 }
 
+/// A `CallToolResult` (or `InputRequiredResult`) as a tree in which an object or array
+/// `structuredContent` stands as `{}` or `[]`, with that member's raw text: neither the official
+/// schemas (any value, or any object) nor the wire contract look inside it, and a large one
+/// would cost many times its text as a tree. The whole tree when the members cannot be read raw.
+fn parse_call_tool_result(wire: &str) -> Result<(Value, Option<&RawValue>), WireViolation> {
+    let Some(members) = crate::parse::raw_members(wire) else {
+        return parse_object(wire, "a CallToolResult").map(|value| (value, None));
+    };
+    let mut map = serde_json::Map::new();
+    let mut structured = None;
+    for (key, raw) in members {
+        let stub = match raw.get().as_bytes().first() {
+            Some(b'{') => Some(Value::Object(serde_json::Map::new())),
+            Some(b'[') => Some(Value::Array(Vec::new())),
+            _ => None,
+        };
+        let value = match stub {
+            Some(stub) if key == "structuredContent" => {
+                structured = Some(raw);
+                stub
+            }
+            _ => match serde_json::from_str(raw.get()) {
+                Ok(value) => value,
+                Err(_) => return parse_object(wire, "a CallToolResult").map(|value| (value, None)),
+            },
+        };
+        map.insert(key, value);
+    }
+    Ok((Value::Object(map), structured))
+}
+
 /// The document as a JSON object, or the root violation saying why it is not one.
 fn parse_object(wire: &str, what: &str) -> Result<Value, WireViolation> {
     match serde_json::from_str::<Value>(wire) {
@@ -120,5 +158,37 @@ fn parse_object(wire: &str, what: &str) -> Result<Value, WireViolation> {
         Err(err) => {
             Err(WireViolation::new("", format!("not JSON ({err}); expected {what} object")))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn structured_content_is_checked_against_the_published_schema_only() {
+        let target = Target::Mcp(McpRevision::V2025_11_25);
+        let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+        let wire =
+            r#"{"content":[{"type":"text","text":"{\"n\":\"x\"}"}],"structuredContent":{"n":"x"}}"#;
+        assert!(check(target, wire).is_empty());
+        let found: Vec<String> =
+            check_with_schema(target, wire, Some(&schema)).iter().map(|v| v.path.clone()).collect();
+        assert_eq!(found, ["/structuredContent/n"]);
+        // A repeated member goes through the whole tree, with the same outcome.
+        let repeated = wire.replace(
+            r#""structuredContent":{"n":"x"}"#,
+            r#""structuredContent":{"n":1},"structuredContent":{"n":"x"}"#,
+        );
+        let found: Vec<String> = check_with_schema(target, &repeated, Some(&schema))
+            .iter()
+            .map(|v| v.path.clone())
+            .collect();
+        assert_eq!(found, ["/structuredContent/n"]);
+        let array = wire.replace(r#"{"n":"x"}}"#, "[1]}");
+        // The official schema and the contract each refuse an array on 2025-11-25.
+        let found: Vec<String> = check(target, &array).iter().map(|v| v.path.clone()).collect();
+        assert_eq!(found, ["/structuredContent", "/structuredContent"]);
     }
 }

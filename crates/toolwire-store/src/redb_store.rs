@@ -359,24 +359,25 @@ impl Inner {
 
     fn put(&self, db: &Database, record: Record) -> Result<RecordId, StoreError> {
         self.admit(db, &record)?;
-        let (size, expires) = (record.size(), unix_millis(&record));
-        // The encoded form replaces the record, so its bytes are held once while redb copies them.
-        let encoded = record.encode();
-        let Record { principal, bytes: unencoded, .. } = record;
-        drop(unencoded);
-        let stored = self.write(db, &encoded, expires);
+        let (principal, size) = (record.principal.clone(), record.size());
+        let stored = self.write(db, record);
         if stored.is_err() {
             self.usage().release(&principal, size);
         }
         stored
     }
 
-    fn write(&self, db: &Database, encoded: &[u8], expires: i64) -> Result<RecordId, StoreError> {
+    fn write(&self, db: &Database, record: Record) -> Result<RecordId, StoreError> {
         let id = RecordId::generate().map_err(StoreError::Random)?;
+        let expires = unix_millis(&record);
+        // One write transaction at a time: the record is encoded once it is this one's turn, and
+        // the encoded form replaces it, so a waiting put holds its bytes once.
         let txn = db.begin_write().map_err(|err| self.error(err))?;
+        let encoded = record.encode();
+        drop(record);
         {
             let mut results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
-            results.insert(id.as_u128(), encoded).map_err(|err| self.error(err))?;
+            results.insert(id.as_u128(), encoded.as_slice()).map_err(|err| self.error(err))?;
             let mut expiry = txn.open_table(EXPIRY).map_err(|err| self.error(err))?;
             expiry.insert((expires, id.as_u128()), ()).map_err(|err| self.error(err))?;
         }

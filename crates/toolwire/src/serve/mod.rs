@@ -4,7 +4,7 @@
 
 mod app_tools;
 mod auth;
-mod config;
+pub(crate) mod config;
 mod conformance;
 mod demo;
 mod listener;

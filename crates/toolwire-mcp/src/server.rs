@@ -789,7 +789,7 @@ impl rmcp::ServerHandler for McpServer {
             }
             Err(error) => {
                 tracing::error!(%uri, %error, "could not read a stored result");
-                return Err(ErrorData::internal_error("The stored result could not be read", None));
+                return Err(crate::resource::read_failure(&error));
             }
         };
         let result = crate::resource::read_result(read).map_err(|e| {

@@ -1,7 +1,8 @@
 //! `resources/read` while the Redis store is down: the caller (often a model) is told that the
 //! store is temporarily unavailable and to retry, with `data: {"retryable": true}`, on the
 //! JSON-RPC code of an internal error (-32603); a link that is unknown, expired or tampered with
-//! is still the one not-found of its revision, with no hint.
+//! is still the one not-found of its revision, with no hint. With `offload_fallback =
+//! "inline"`, an over-limit result is sent inline during the outage.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -65,7 +66,7 @@ impl Drop for Redis {
 fn a_read_while_redis_is_down_says_to_retry_and_a_bad_link_is_still_not_found() {
     let mut redis = Redis::start();
     let config = format!(
-        "[store]\nurl = \"redis://127.0.0.1:{}/\"\nsigning_keys_env = \"TW_KEYS\"\n\n[auth]\nanonymous = true\n",
+        "[store]\nurl = \"redis://127.0.0.1:{}/\"\nsigning_keys_env = \"TW_KEYS\"\noffload_fallback = \"inline\"\n\n[auth]\nanonymous = true\n",
         redis.port
     );
     let keys = toolwire_store::KeySet::generate().unwrap().to_json();
@@ -105,5 +106,12 @@ fn a_read_while_redis_is_down_says_to_retry_and_a_bad_link_is_still_not_found() 
             json!({"code": *not_found, "message": "Resource not found", "data": {"uri": tampered}}),
             "{read}"
         );
+        // `offload_fallback = "inline"` reaches the gateway: the export is sent whole, and the
+        // log says so.
+        let response = client.call("catalog_export", json!({}));
+        let envelope: serde_json::Value =
+            serde_json::from_str(&gateway::texts(&response["result"])[0]).unwrap();
+        assert_eq!(envelope["data"].as_array().map(Vec::len), Some(2000));
+        assert_eq!(response["result"]["isError"], serde_json::Value::Null);
     }
 }

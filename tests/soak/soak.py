@@ -18,8 +18,8 @@ It asserts:
 - every call got a result or a clear error: a success, or an `isError` result with a known code
   (`upstream_unavailable` for the app's misbehaviour; `tool_error` "could not be stored" for an
   export while Redis was down), or a JSON-RPC error other than -32603 while Redis was down; a
-  `resources/read` overlapping an outage may fail, and only with -32603 "The stored result could
-  not be read" or another JSON-RPC error;
+  `resources/read` overlapping an outage may fail, and only with -32603 "The result store is
+  temporarily unavailable, …" with `data: {"retryable": true}`, or another JSON-RPC error;
 - every issued link reads back whole (the same export as every other read) while Redis is up,
   and all of them at the end;
 - nothing unexpected: no -32603, no HTTP error status, no call over the client timeout (a hang),
@@ -66,7 +66,8 @@ CLIENT_TIMEOUT = 30.0
 # Redis connection notices a restart only on its next command.
 OUTAGE_GRACE = 2.0
 QUOTA = 8 << 30
-STORE_DOWN_READ = "The stored result could not be read"
+STORE_DOWN_READ = ("The result store is temporarily unavailable, so the stored result could "
+                   "not be read; the link is still valid: retry resources/read later")
 
 
 @dataclass
@@ -290,9 +291,10 @@ async def read_link(client: Client, uri: str, out: Outcomes, redis: Redis, final
         error = answer.get("error", {}) if isinstance(answer, dict) else {}
         code = error.get("code", f"HTTP {status}")
         message = error.get("message", "")
-        # The gateway answers a read it cannot serve because the store is down with -32603 and
-        # this message (RELIABILITY.md, "Soak"); any other -32603 is a defect.
-        if code == -32603 and message != STORE_DOWN_READ:
+        # The gateway answers a read it cannot serve because the store is down with -32603, this
+        # message and `data: {"retryable": true}` (RELIABILITY.md, "Soak"); any other -32603 is
+        # a defect.
+        if code == -32603 and (message != STORE_DOWN_READ or error.get("data") != {"retryable": True}):
             out.bad("read -32603 during outage", json.dumps(answer)[:300])
         else:
             out.reads_during_outage += 1

@@ -1,12 +1,14 @@
 //! The core's typed `resources/read` and `resources/templates/list` results as rmcp's types,
 //! field by field: nothing rendered is parsed back, and a value rmcp has no form for is an
-//! error, never a default.
+//! error, never a default. Also the JSON-RPC error of a read that failed on toolwire's side.
 
+use rmcp::ErrorData;
 use rmcp::model::{
     CacheScope, ListResourceTemplatesResult, ReadResourceResult, ResourceContents,
     ResourceTemplate, ResultType,
 };
 use toolwire_core::lower::resource::{self as core, ResourceEntry, ResourceTemplatesList};
+use toolwire_store::ReadError;
 
 /// A stored result's `resources/read` result as rmcp sends it.
 pub(crate) fn read_result(read: core::ReadResourceResult) -> Result<ReadResourceResult, String> {
@@ -16,6 +18,13 @@ pub(crate) fn read_result(read: core::ReadResourceResult) -> Result<ReadResource
     result.ttl_ms = read.ttl_ms;
     result.cache_scope = cache_scope(read.cache_scope)?;
     Ok(result)
+}
+
+/// The JSON-RPC error of a `resources/read` that failed other than by not finding the link:
+/// `-32603` with a message saying what happened, and `data: {"retryable": true}` while the
+/// store is unavailable, so a caller retries a link that is still good instead of dropping it.
+pub(crate) fn read_failure(error: &ReadError) -> ErrorData {
+    ErrorData::internal_error(error.internal_message(), error.internal_data())
 }
 
 /// A `resources/templates/list` result as rmcp sends it.

@@ -55,9 +55,9 @@ pub struct GatewayConfig {
     pub mapper: OutputMapper,
     /// How long stored results stay readable.
     pub link_ttl: Duration,
-    /// Send an over-limit result inline (with a warning) when the store fails, instead of a
-    /// `tool_error` failure.
-    pub offload_fallback_inline: bool,
+    /// What an over-limit result becomes when the store fails: a `tool_error` failure
+    /// (`Fail`, default) or sent inline with a warning (`Inline`).
+    pub offload_fallback: OffloadFallback,
     /// The principal of a request that carries none (stdio, or HTTP without authentication).
     pub default_principal: Principal,
     /// Where results over the limit are stored, and the signer of their links.
@@ -75,7 +75,7 @@ impl GatewayConfig {
             phase: Phase::Compat,
             mapper: OutputMapper::new(MapperConfig::default()),
             link_ttl: Duration::from_secs(3600),
-            offload_fallback_inline: false,
+            offload_fallback: OffloadFallback::Fail,
             default_principal: Principal::anonymous(),
             stored,
             observer: None,
@@ -117,7 +117,7 @@ impl std::fmt::Debug for GatewayConfig {
             .field("phase", &self.phase)
             .field("mapper", &self.mapper)
             .field("link_ttl", &self.link_ttl)
-            .field("offload_fallback_inline", &self.offload_fallback_inline)
+            .field("offload_fallback", &self.offload_fallback)
             .field("default_principal", &self.default_principal)
             .field("stored", &self.stored)
             .field("observer", &self.observer)
@@ -388,12 +388,9 @@ pub(crate) async fn offload(
     needs: NeedsOffload,
     principal: &Principal,
 ) -> Result<Output, ErrorData> {
-    let fallback = if config.offload_fallback_inline {
-        OffloadFallback::Inline
-    } else {
-        OffloadFallback::Fail
-    };
-    let options = OffloadOptions::new(principal.name()).ttl(config.link_ttl).fallback(fallback);
+    let options = OffloadOptions::new(principal.name())
+        .ttl(config.link_ttl)
+        .fallback(config.offload_fallback);
     let bytes = needs.size();
     let offloaded = toolwire_store::offload(&config.stored, needs, &options)
         .await
@@ -789,7 +786,7 @@ impl rmcp::ServerHandler for McpServer {
             }
             Err(error) => {
                 tracing::error!(%uri, %error, "could not read a stored result");
-                return Err(ErrorData::internal_error("The stored result could not be read", None));
+                return Err(crate::resource::read_failure(&error));
             }
         };
         let result = crate::resource::read_result(read).map_err(|e| {

@@ -18,6 +18,14 @@ use crate::store::StoreError;
 /// JSON-RPC "internal error".
 pub const INTERNAL_ERROR: i64 = -32603;
 
+/// The message of a read that failed because the store (its disk, Redis) is down for now: what
+/// happened and what to do, for a caller that is often a model.
+pub const STORE_UNAVAILABLE_MESSAGE: &str = "The result store is temporarily unavailable, so \
+    the stored result could not be read; the link is still valid: retry resources/read later";
+
+/// The message of any other read that failed on toolwire's side (a damaged record).
+pub const UNREADABLE_MESSAGE: &str = "The stored result could not be read";
+
 /// Why a link could not be read.
 #[non_exhaustive]
 #[derive(Debug, thiserror::Error)]
@@ -53,8 +61,28 @@ impl ReadError {
         }
     }
 
+    /// Whether the same read may succeed later: the store's backend (file system, redb, Redis,
+    /// the runtime) failed, rather than the link being refused or the record being damaged.
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, Self::Store(error) if error.kind() == "unavailable")
+    }
+
+    /// The message of the JSON-RPC error other than not found, without internals:
+    /// [`STORE_UNAVAILABLE_MESSAGE`] when [retryable](Self::is_retryable), else
+    /// [`UNREADABLE_MESSAGE`].
+    pub fn internal_message(&self) -> &'static str {
+        if self.is_retryable() { STORE_UNAVAILABLE_MESSAGE } else { UNREADABLE_MESSAGE }
+    }
+
+    /// The `data` of the JSON-RPC error other than not found: `{"retryable": true}` when
+    /// [retryable](Self::is_retryable), so a client can tell a pause from a lost result.
+    pub fn internal_data(&self) -> Option<Value> {
+        self.is_retryable().then(|| json!({"retryable": true}))
+    }
+
     /// The JSON-RPC `error` object: `{code, message: "Resource not found", data: {uri}}` for not
-    /// found; `{code: -32603, message}` without internals otherwise.
+    /// found; `{code: -32603, message}` without internals otherwise, with
+    /// `data: {"retryable": true}` while the store is unavailable.
     pub fn to_json_rpc_error(&self, revision: McpRevision) -> Value {
         match self {
             Self::NotFound { uri } => json!({
@@ -62,7 +90,13 @@ impl ReadError {
                 "message": "Resource not found",
                 "data": {"uri": uri},
             }),
-            _ => json!({"code": INTERNAL_ERROR, "message": "The stored result could not be read"}),
+            _ => {
+                let mut error = json!({"code": INTERNAL_ERROR, "message": self.internal_message()});
+                if let Some(data) = self.internal_data() {
+                    error["data"] = data;
+                }
+                error
+            }
         }
     }
 }

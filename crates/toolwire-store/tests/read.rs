@@ -238,7 +238,7 @@ async fn store_failure_fails_the_call_or_goes_inline_when_configured() {
         [format!("result of {size} bytes exceeds the limit of 4096 bytes and was sent inline")]
     );
 
-    // Reading through a failing store is an internal error, not a not-found.
+    // Reading through a failing store is an internal error, not a not-found, and says to retry.
     let signer = results.signer().clone();
     let link = signer.sign(
         RecordId::parse("0123456789abcdef0123456789abcdef").unwrap(),
@@ -247,8 +247,31 @@ async fn store_failure_fails_the_call_or_goes_inline_when_configured() {
     );
     let err = results.read(&link, "p", McpRevision::V2026_07_28, Utc::now()).await.unwrap_err();
     assert!(matches!(err, ReadError::Store(_)));
+    assert!(err.is_retryable());
     assert_eq!(
         err.to_json_rpc_error(McpRevision::V2026_07_28),
+        json!({
+            "code": -32603,
+            "message": "The result store is temporarily unavailable, so the stored result could not be read; the link is still valid: retry resources/read later",
+            "data": {"retryable": true},
+        })
+    );
+}
+
+#[tokio::test]
+async fn a_damaged_record_is_unreadable_without_a_retry_hint() {
+    let store = Arc::new(MemoryStore::new());
+    let results = StoredResults::new(store.clone(), LinkSigner::new(KeySet::generate().unwrap()));
+    let now = Timestamp::parse("2026-11-29T10:00:00Z").unwrap();
+    let later = Timestamp::from_unix_seconds(Utc::now().timestamp() + 60).unwrap();
+    let id = store.put(Record::new(b"not json".to_vec(), "application/json", "p", now, later));
+    let id = id.await.unwrap();
+    let link = results.signer().sign(id, Utc::now().timestamp() + 60, "p");
+    let err = results.read(&link, "p", McpRevision::V2025_11_25, Utc::now()).await.unwrap_err();
+    assert!(matches!(err, ReadError::NotAResult { .. }), "{err:?}");
+    assert!(!err.is_retryable());
+    assert_eq!(
+        err.to_json_rpc_error(McpRevision::V2025_11_25),
         json!({"code": -32603, "message": "The stored result could not be read"})
     );
 }

@@ -1,6 +1,7 @@
 //! redb after a storage fault (DESIGN §12): one I/O error must not refuse every later offload
-//! until a restart. Faults are injected by a storage backend that fails its writes on demand
-//! (no permissions or full disks, which a root CI run cannot reproduce).
+//! until a restart, and a read during the fault tells the caller to retry. Faults are injected
+//! by a storage backend that fails its writes or its reads on demand (no permissions or full
+//! disks, which a root CI run cannot reproduce).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -10,16 +11,23 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use chrono::Utc;
 use common::{ManualClock, record};
 use redb::StorageBackend;
 use redb::backends::FileBackend;
-use toolwire_store::{RedbOptions, RedbStore, ResultStore, StoreError};
+use serde_json::json;
+use toolwire_core::{McpRevision, ToolResult, v1};
+use toolwire_store::{
+    KeySet, LinkSigner, ReadError, RedbOptions, RedbStore, ResultStore, StoreError, StoredResults,
+};
 
-/// A file backend whose writes and syncs fail while `failing` is set.
+/// A file backend whose writes and syncs fail while `failing` is set, and whose reads fail
+/// while `reads_failing` is.
 #[derive(Debug)]
 struct Flaky {
     file: FileBackend,
     failing: Arc<AtomicBool>,
+    reads_failing: Arc<AtomicBool>,
 }
 
 impl Flaky {
@@ -37,6 +45,9 @@ impl StorageBackend for Flaky {
     }
 
     fn read(&self, offset: u64, out: &mut [u8]) -> Result<(), io::Error> {
+        if self.reads_failing.load(Ordering::SeqCst) {
+            return Err(io::Error::other("injected read failure"));
+        }
         self.file.read(offset, out)
     }
 
@@ -58,14 +69,23 @@ impl StorageBackend for Flaky {
 
 async fn flaky_store(dir: &std::path::Path, options: RedbOptions) -> (RedbStore, Arc<AtomicBool>) {
     let failing = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&failing);
-    let store = RedbStore::open_with_backend(dir, options, move |file| Flaky {
+    let store = flaky_reads(dir, options, Arc::clone(&failing), Arc::default()).await;
+    (store, failing)
+}
+
+async fn flaky_reads(
+    dir: &std::path::Path,
+    options: RedbOptions,
+    failing: Arc<AtomicBool>,
+    reads_failing: Arc<AtomicBool>,
+) -> RedbStore {
+    RedbStore::open_with_backend(dir, options, move |file| Flaky {
         file: FileBackend::new(file).unwrap(),
-        failing: Arc::clone(&flag),
+        failing: Arc::clone(&failing),
+        reads_failing: Arc::clone(&reads_failing),
     })
     .await
-    .unwrap();
-    (store, failing)
+    .unwrap()
 }
 
 #[tokio::test]
@@ -113,4 +133,40 @@ async fn failed_sweeps_are_counted_and_the_store_recovers() {
     assert_eq!(store.sweep_errors(), errors, "sweeps still fail after the fault ended");
     assert_eq!(store.sweep().await.unwrap(), 0, "the background sweep removed the record");
     store.put(record(b"after".to_vec(), "p", 60_000)).await.unwrap();
+}
+
+/// A `resources/read` while the disk fails is a retryable internal error, not a not-found: the
+/// link stays good, and the same read works once the disk is back.
+#[tokio::test]
+async fn a_read_during_a_disk_fault_says_to_retry() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = RedbOptions::default().sweep_interval(None);
+    let bytes = v1::to_vec(&ToolResult::success(json!({"rows": [1, 2, 3]})));
+    let id = {
+        let (store, _) = flaky_store(dir.path(), options).await;
+        store.put(record(bytes, "p", 60_000)).await.unwrap()
+    };
+    // Reopened without a page cache, so the read reaches the disk.
+    let reads_failing = Arc::new(AtomicBool::new(false));
+    let uncached = options.cache_size(0);
+    let store = flaky_reads(dir.path(), uncached, Arc::default(), Arc::clone(&reads_failing)).await;
+    let results = StoredResults::new(Arc::new(store), LinkSigner::new(KeySet::generate().unwrap()));
+    let link = results.signer().sign(id, Utc::now().timestamp() + 60, "p");
+
+    reads_failing.store(true, Ordering::SeqCst);
+    let err = results.read(&link, "p", McpRevision::V2025_11_25, Utc::now()).await.unwrap_err();
+    assert!(matches!(&err, ReadError::Store(StoreError::Redb { .. })), "{err:?}");
+    assert!(err.is_retryable());
+    assert_eq!(
+        err.to_json_rpc_error(McpRevision::V2025_11_25),
+        json!({
+            "code": -32603,
+            "message": "The result store is temporarily unavailable, so the stored result could not be read; the link is still valid: retry resources/read later",
+            "data": {"retryable": true},
+        })
+    );
+
+    reads_failing.store(false, Ordering::SeqCst);
+    let read = results.read(&link, "p", McpRevision::V2025_11_25, Utc::now()).await.unwrap();
+    assert_eq!(read.data_json(), Some(r#"{"rows":[1,2,3]}"#));
 }

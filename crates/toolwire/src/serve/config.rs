@@ -441,26 +441,31 @@ impl Settings {
         overrides: &Overrides,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Self, ConfigError> {
-        let file = overrides.config.clone();
-        let parsed = match &file {
-            Some(path) => read_file(path)?,
-            None => FileConfig::default(),
+        let Some(path) = &overrides.config else {
+            return resolve(FileConfig::default(), None, overrides, env);
         };
-        resolve(parsed, file, overrides, env)
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            file: Some(path.to_owned()),
+            key: "(file)".into(),
+            message: format!("cannot read it: {e}"),
+        })?;
+        Self::from_text(&text, path, overrides, env)
     }
-}
 
-fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
-        file: Some(path.to_owned()),
-        key: "(file)".into(),
-        message: format!("cannot read it: {e}"),
-    })?;
-    toml::from_str(&text).map_err(|e| ConfigError {
-        file: Some(path.to_owned()),
-        key: e.span().map(|span| key_at(&text, span.start)).unwrap_or_else(|| "(file)".into()),
-        message: e.message().to_owned(),
-    })
+    /// What [`Settings::load`] does once the file at `path` is read as `text`.
+    pub fn from_text(
+        text: &str,
+        path: &Path,
+        overrides: &Overrides,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, ConfigError> {
+        let parsed = toml::from_str(text).map_err(|e| ConfigError {
+            file: Some(path.to_owned()),
+            key: e.span().map(|span| key_at(text, span.start)).unwrap_or_else(|| "(file)".into()),
+            message: e.message().to_owned(),
+        })?;
+        resolve(parsed, Some(path.to_owned()), overrides, env)
+    }
 }
 
 /// `line N (`key`)` for a byte offset, for an error message: the key is dotted from the table
@@ -1057,12 +1062,7 @@ mod tests {
     }
 
     fn from_text(text: &str) -> Result<Settings, ConfigError> {
-        let parsed: FileConfig = toml::from_str(text).map_err(|e| ConfigError {
-            file: Some("t.toml".into()),
-            key: e.span().map(|s| key_at(text, s.start)).unwrap_or_default(),
-            message: e.message().to_owned(),
-        })?;
-        resolve(parsed, Some("t.toml".into()), &Overrides::default(), &no_env)
+        Settings::from_text(text, Path::new("t.toml"), &Overrides::default(), &no_env)
     }
 
     #[test]

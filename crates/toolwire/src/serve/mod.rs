@@ -4,7 +4,7 @@
 
 mod app_tools;
 mod auth;
-mod config;
+pub(crate) mod config;
 mod conformance;
 mod demo;
 mod listener;
@@ -187,8 +187,7 @@ async fn serve(settings: Settings, fixtures: Option<Conformance>) -> Result<(), 
     config.phase = settings.phase;
     config.mapper = mapper(&settings)?;
     config.link_ttl = settings.link_ttl;
-    config.offload_fallback_inline =
-        settings.offload_fallback == toolwire_store::OffloadFallback::Inline;
+    config.offload_fallback = settings.offload_fallback;
     config.default_principal =
         if settings.stdio { Principal::local() } else { Principal::anonymous() };
     let metrics = metrics::global().clone();

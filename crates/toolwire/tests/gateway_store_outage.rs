@@ -1,0 +1,117 @@
+//! `resources/read` while the Redis store is down: the caller (often a model) is told that the
+//! store is temporarily unavailable and to retry, with `data: {"retryable": true}`, on the
+//! JSON-RPC code of an internal error (-32603); a link that is unknown, expired or tampered with
+//! is still the one not-found of its revision, with no hint. With `offload_fallback =
+//! "inline"`, an over-limit result is sent inline during the outage.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod gateway;
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use gateway::{HttpClient, Server};
+use serde_json::json;
+
+/// `redis-server` on a free loopback port, without persistence; killed by [`Redis::stop`] or
+/// on drop.
+struct Redis {
+    child: Option<Child>,
+    port: u16,
+    _dir: tempfile::TempDir,
+}
+
+impl Redis {
+    fn start() -> Redis {
+        let dir = tempfile::tempdir().unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no", "--dir"])
+            .arg(dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "cannot start redis-server ({e}): this test needs a real Redis; install \
+                     redis-server (apt install redis-server), as scripts/test does"
+                )
+            });
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "redis-server did not listen on {port}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Redis { child: Some(child), port, _dir: dir }
+    }
+
+    /// Kills the server, as an outage would (`scripts/soak` kills it the same way).
+    fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+#[test]
+fn a_read_while_redis_is_down_says_to_retry_and_a_bad_link_is_still_not_found() {
+    let mut redis = Redis::start();
+    let config = format!(
+        "[store]\nurl = \"redis://127.0.0.1:{}/\"\nsigning_keys_env = \"TW_KEYS\"\noffload_fallback = \"inline\"\n\n[auth]\nanonymous = true\n",
+        redis.port
+    );
+    let keys = toolwire_store::KeySet::generate().unwrap().to_json();
+    let server = Server::start(Some(&config), &[("TW_KEYS", &keys)]);
+    // A handshake revision, and stateless 2026-07-28 (where not found is -32602).
+    let mut clients: Vec<(HttpClient, String, i64)> =
+        [("2025-11-25", -32002), ("2026-07-28", -32602)]
+            .into_iter()
+            .map(|(revision, not_found)| {
+                let mut client = HttpClient::connect(&server.url, revision, None);
+                let response = client.call("catalog_export", json!({}));
+                let link = gateway::stored_link(&response["result"]);
+                let read = client.request("resources/read", json!({"uri": link}));
+                assert!(read["result"]["contents"][0]["text"].is_string(), "{read}");
+                (client, link, not_found)
+            })
+            .collect();
+
+    redis.stop();
+    for (client, link, not_found) in &mut clients {
+        let read = client.request("resources/read", json!({"uri": link}));
+        assert_eq!(
+            read["error"],
+            json!({
+                "code": -32603,
+                "message": "The result store is temporarily unavailable, so the stored result could not be read; the link is still valid: retry resources/read later",
+                "data": {"retryable": true},
+            }),
+            "{read}"
+        );
+        // The signature is checked before the store is asked: a tampered link is refused as
+        // before, outage or not.
+        let tampered = link.replace("sig=", "sig=A");
+        let read = client.request("resources/read", json!({"uri": tampered}));
+        assert_eq!(
+            read["error"],
+            json!({"code": *not_found, "message": "Resource not found", "data": {"uri": tampered}}),
+            "{read}"
+        );
+        // `offload_fallback = "inline"` reaches the gateway: the export is sent whole, and the
+        // log says so.
+        let response = client.call("catalog_export", json!({}));
+        let envelope: serde_json::Value =
+            serde_json::from_str(&gateway::texts(&response["result"])[0]).unwrap();
+        assert_eq!(envelope["data"].as_array().map(Vec::len), Some(2000));
+        assert_eq!(response["result"]["isError"], serde_json::Value::Null);
+    }
+}

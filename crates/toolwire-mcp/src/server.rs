@@ -449,9 +449,7 @@ impl McpServer {
             .with_request(ctx.clone())
             .with_client_capabilities(rounds.asks())
             .with_input(rounds.round());
-        // The tool's and the render's futures are boxed, each a few kilobytes that this one
-        // would otherwise hold and copy at every await.
-        let result = match Box::pin(rounds.run(self, &tool, arguments, context)).await {
+        let result = match rounds.run(self, &tool, arguments, context).await {
             Ok(result) => result,
             Err(error) => {
                 tracing::info!(
@@ -472,9 +470,9 @@ impl McpServer {
         }
         let sealed = rounds.seal(&result)?;
         let code = result.error().map(|error| error.code.as_str().to_owned());
-        let audience = Audience { revision, host };
-        let outcome =
-            Box::pin(self.render(&tool, result, audience, &principal, query, sealed)).await?;
+        let outcome = self
+            .render(&tool, result, Audience { revision, host }, &principal, query, sealed)
+            .await?;
         // Still asking after the mapper (which down-levels where the revision cannot ask):
         // an `InputRequiredResult`.
         if outcome.mcp().is_some_and(|typed| typed.tool_result().is_input_required()) {

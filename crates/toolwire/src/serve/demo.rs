@@ -233,7 +233,8 @@ pub fn register(registry: &mut Registry, catalog: &Catalog) -> Result<(), Regist
             .annotations(read_only())
             .output::<Product>(),
         |c: Catalog, input: GetInput| async move {
-            let found = read(&c, |products| product(products, input.id).map(Product::json).cloned())?;
+            let found =
+                read(&c, |products| product(products, input.id).map(Product::json).cloned())?;
             found.map(ToolResult::success).ok_or_else(|| not_found(input.id))
         },
     )?;

@@ -464,6 +464,37 @@ mod tests {
         assert_eq!(a[0].category, "tables");
     }
 
+    /// What the tools send is each product's own serialization, also after a price update.
+    #[test]
+    fn the_kept_json_follows_the_product() {
+        let catalog = catalog();
+        let fields = |p: &Product| {
+            json!({"id": p.id, "name": p.name, "category": p.category, "price": p.price,
+                "stock": p.stock, "description": p.description})
+        };
+        let products = read(&catalog, <[Product]>::to_vec).unwrap_or_default();
+        assert!(products.iter().all(|p| *p.json() == fields(p)));
+        assert_eq!(
+            serde_json::to_string(products[6].json()).ok().as_deref(),
+            Some(
+                r#"{"id":7,"name":"Walnut lamp 7","category":"lamps","price":559.33,"stock":97,"description":"From the Walnut line: a lamp made to order and shipped within 9 days."}"#
+            )
+        );
+        let writer = CallContext::new(
+            "catalog_update_price",
+            toolwire_mcp::Principal::new("writer", ["catalog:write"]),
+            toolwire_core::McpRevision::V2025_11_25,
+            "1",
+        );
+        let input = UpdateInput { id: 7, price: 12.5, dry_run: false };
+        assert!(!update_price(&catalog, input, &writer).is_failure());
+        let after =
+            read(&catalog, |products| products[6].clone()).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(after.price, 12.5);
+        assert_eq!(after.json().get("price"), Some(&json!(12.5)));
+        assert_eq!(*after.json(), fields(&after));
+    }
+
     #[test]
     fn products_are_found_by_id() {
         let products = read(&catalog(), <[Product]>::to_vec).unwrap_or_default();

@@ -26,8 +26,8 @@ def main(path):
             rows[(words[0], words[1])] = fields(line)
     servers = ["toolwire", "rmcp-floor", "python-sdk", "typescript-sdk"]
     loads = ["catalog_get", "catalog_search", "stateless_get", "catalog_export"]
-    print("\n| load | server | req/s | p50 ms | p99 ms | peak RSS MiB | errors |")
-    print("|---|---|---|---|---|---|---|")
+    print("\n| load | server | req/s | p50 ms | p99 ms | peak RSS MiB | CPU µs/call | errors |")
+    print("|---|---|---|---|---|---|---|---|")
     for load in loads:
         for server in servers:
             r = rows.get((load, server))
@@ -35,7 +35,8 @@ def main(path):
                 continue
             print(
                 f"| {load} | {server} | {float(r['rps']):.0f} | {float(r['p50_ms']):.2f} | "
-                f"{float(r['p99_ms']):.2f} | {int(r['peak_kib']) / MIB:.1f} | {r['errors']} |"
+                f"{float(r['p99_ms']):.2f} | {int(r['peak_kib']) / MIB:.1f} | "
+                f"{r.get('cpu_us', '—')} | {r['errors']} |"
             )
     print("\n| load | toolwire ÷ floor | toolwire ÷ Python | toolwire ÷ TypeScript |")
     print("|---|---|---|---|")
@@ -48,6 +49,20 @@ def main(path):
         for server in servers[1:]:
             other = rows.get((load, server))
             ratios.append(f"{float(t['rps']) / float(other['rps']):.2f}×" if other else "—")
+        print(f"| {load} | " + " | ".join(ratios) + " |")
+    # The same ratios from the server's CPU time per call: steadier than req/s on a shared
+    # machine (a server that gets less of its core answers fewer calls, not costlier ones).
+    print("\n| load | by CPU per call: toolwire ÷ floor | toolwire ÷ Python | toolwire ÷ TypeScript |")
+    print("|---|---|---|---|")
+    for load in loads:
+        t = rows.get((load, "toolwire"))
+        if t is None or not float(t.get("cpu_us", 0)):
+            continue
+        ratios = []
+        for server in servers[1:]:
+            other = rows.get((load, server))
+            cpu = float(other.get("cpu_us", 0)) if other else 0
+            ratios.append(f"{cpu / float(t['cpu_us']):.2f}×" if cpu else "—")
         print(f"| {load} | " + " | ".join(ratios) + " |")
 
     def ratio(load, server):

@@ -76,6 +76,12 @@ pub fn parse_any(input: &[u8]) -> Result<ToolResult, ParseError> {
             return parsed;
         }
     }
+    parse_tree(text)
+}
+
+/// The tree path: `text` (UTF-8, not too deep) decoded whole into one `Value`, then read as a
+/// v1 document, a legacy envelope or a passthrough.
+fn parse_tree(text: &str) -> Result<ToolResult, ParseError> {
     let Ok(value) = serde_json::from_str::<Value>(text) else {
         return Ok(legacy::passthrough(text));
     };
@@ -180,20 +186,6 @@ mod tests {
     use crate::data::tests::json_text;
     use proptest::prelude::*;
 
-    /// What every document went through before members were read raw: one tree of it all.
-    fn through_tree(text: &str) -> Result<ToolResult, ParseError> {
-        let Ok(value) = serde_json::from_str::<Value>(text) else {
-            return Ok(legacy::passthrough(text));
-        };
-        if let Value::Object(doc) = &value
-            && let Some(Value::String(format)) = doc.get("format")
-            && format.starts_with(v1::FORMAT_PREFIX)
-        {
-            return Ok(v1::parse_owned(value)?);
-        }
-        Ok(legacy::from_value(value, text))
-    }
-
     #[test]
     fn repeated_members_are_decided_by_the_tree() {
         for text in [
@@ -202,7 +194,7 @@ mod tests {
             r#"{"success":true,"data":{"k":1,"k":2}}"#,
             r#"{"format":"toolwire\u002eresult.v1","data":"\ud800"}"#,
         ] {
-            assert_eq!(parse_any(text.as_bytes()), through_tree(text), "{text}");
+            assert_eq!(parse_any(text.as_bytes()), parse_tree(text), "{text}");
         }
         assert!(raw_members(r#"{"a":1,"a":2}"#).is_none());
         assert!(raw_members(r#"{"a":1} x"#).is_none());
@@ -235,9 +227,9 @@ mod tests {
                 format!("{{\"success\": {success}, \"data\": {data},\n \"note\": {other}, \"_meta\": {{\"x\": {other}}} }}")
             };
             let parsed = parse_any(text.as_bytes());
-            prop_assert_eq!(&parsed, &through_tree(&text));
+            prop_assert_eq!(&parsed, &parse_tree(&text));
             if let Ok(result) = &parsed {
-                prop_assert_eq!(v1::to_string(result), v1::to_string(&through_tree(&text).unwrap_or_else(|_| ToolResult::empty())));
+                prop_assert_eq!(v1::to_string(result), v1::to_string(&parse_tree(&text).unwrap_or_else(|_| ToolResult::empty())));
             }
             if v1_form {
                 let direct = v1::parse(text.as_bytes());

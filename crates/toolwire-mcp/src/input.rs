@@ -117,6 +117,8 @@ impl Rounds {
             if !askable(input, &self.asks) {
                 return Ok(result);
             }
+            // Nobody waits on a person with a place among the large calls.
+            crate::work::give_back_large();
             let responses = match ask_on_connection(&peer, input).await {
                 Ok(responses) => responses,
                 Err(why) => {

@@ -600,7 +600,7 @@ fn meta_object(meta: &impl serde::Serialize) -> Result<MetaObject, String> {
 fn content_block(block: ContentBlock<'_>) -> Result<rmcp::model::ContentBlock, String> {
     use rmcp::model::{AudioContent, ContentBlock as Block, EmbeddedResource, ImageContent};
     Ok(match block {
-        ContentBlock::Text { text } => Block::text(text.into_owned()),
+        ContentBlock::Text { text } => Block::text(text.into_string()),
         ContentBlock::Image(media) => {
             let mut image = ImageContent::new(media.data.to_string(), media.mime_type);
             image.meta = media.meta.as_ref().map(meta_object).transpose()?;
@@ -722,7 +722,7 @@ impl rmcp::ServerHandler for McpServer {
     ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + MaybeSendFuture + '_ {
         // rmcp spawns a task per request holding the largest of the handler futures, copied
         // in on every request: boxed, this one (about 7 KiB unboxed) costs it a pointer.
-        Box::pin(self.answer_call(request, ctx))
+        Box::pin(crate::work::for_the_call(self.answer_call(request, ctx)))
     }
 
     /// rmcp hands a request it could not parse into its typed form to this method: for

@@ -2,10 +2,15 @@
 //! [`LARGE`] bytes or more run on tokio's blocking pool, behind one semaphore shared by the
 //! process. A small call then never waits on the async workers behind a large one, and only as
 //! many large jobs as there are cores hold their working memory at once.
+//!
+//! A large answer's memory lasts longer than its parsing: its data waits to be rendered, its v1
+//! bytes to be stored. So a call also takes a place among the [large calls](admit_large) before
+//! it reads a large answer, and keeps it until the call ends ([`for_the_call`]): the answers of
+//! the calls that wait stay with their apps, unread, instead of piling up here.
 
 use std::sync::{Arc, OnceLock};
 
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use toolwire_core::{Part, ResourceContents, ToolResult};
 
 /// From this many bytes of JSON on, work leaves the async workers.
@@ -18,12 +23,53 @@ pub struct WorkError(String);
 
 fn permits() -> Arc<Semaphore> {
     static PERMITS: OnceLock<Arc<Semaphore>> = OnceLock::new();
-    PERMITS
-        .get_or_init(|| {
-            let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-            Arc::new(Semaphore::new(cores))
-        })
-        .clone()
+    PERMITS.get_or_init(|| Arc::new(Semaphore::new(cores()))).clone()
+}
+
+tokio::task_local! {
+    /// The places among the large calls that the call running in this task holds.
+    static HELD: std::cell::RefCell<Vec<OwnedSemaphorePermit>>;
+}
+
+fn large_calls() -> Arc<Semaphore> {
+    static LARGE_CALLS: OnceLock<Arc<Semaphore>> = OnceLock::new();
+    LARGE_CALLS.get_or_init(|| Arc::new(Semaphore::new(cores()))).clone()
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+}
+
+/// Runs one call with room for what must last until it ends: the place [`admit_large`] takes.
+pub async fn for_the_call<F: Future>(call: F) -> F::Output {
+    HELD.scope(std::cell::RefCell::new(Vec::new()), call).await
+}
+
+/// A place among the large calls that the caller holds itself (outside [`for_the_call`]).
+#[derive(Debug)]
+#[must_use = "the place is given back when this is dropped"]
+pub struct LargePlace {
+    _permit: Option<OwnedSemaphorePermit>,
+}
+
+/// Waits for a place among the large calls, one per core, before a large answer is read. Inside
+/// [`for_the_call`] the place lasts until the call ends (the returned value is empty); outside
+/// it, until the returned value is dropped. A call takes one place however often it asks.
+pub async fn admit_large() -> Result<LargePlace, WorkError> {
+    if HELD.try_with(|held| !held.borrow().is_empty()).unwrap_or(false) {
+        return Ok(LargePlace { _permit: None });
+    }
+    let permit =
+        large_calls().acquire_owned().await.map_err(|e| WorkError(format!("no place: {e}")))?;
+    let mut permit = Some(permit);
+    let kept = HELD.try_with(|held| held.borrow_mut().extend(permit.take())).is_ok();
+    Ok(LargePlace { _permit: if kept { None } else { permit } })
+}
+
+/// Gives back the place this call holds among the large calls, if any: before it waits on
+/// something that may take long (a client asked for input). A later large answer asks again.
+pub fn give_back_large() {
+    let _ = HELD.try_with(|held| held.borrow_mut().clear());
 }
 
 /// Runs `work` on the blocking pool once one of the process's permits is free.
@@ -95,6 +141,31 @@ mod tests {
         assert!(is_large(&many));
         let image = ToolResult::builder().part(Part::binary(vec![0u8; 60_000], "image/png"));
         assert!(is_large(&image.build().unwrap_or_else(|_| ToolResult::empty())));
+    }
+
+    #[tokio::test]
+    async fn a_large_call_keeps_its_place_until_it_ends() {
+        let free = || large_calls().available_permits();
+        let all = free();
+        for_the_call(async {
+            drop(admit_large().await);
+            assert_eq!(free(), all - 1, "the call holds it, not the returned value");
+            drop(admit_large().await);
+            assert_eq!(free(), all - 1, "one place per call");
+        })
+        .await;
+        assert_eq!(free(), all, "given back when the call ends");
+        for_the_call(async {
+            drop(admit_large().await);
+            give_back_large();
+            assert_eq!(free(), all, "given back before a wait");
+        })
+        .await;
+        let outside = admit_large().await;
+        assert!(outside.is_ok());
+        assert_eq!(free(), all - 1, "outside a call the returned value holds it");
+        drop(outside);
+        assert_eq!(free(), all);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -65,27 +65,20 @@ impl Record {
 
     /// The byte form kept by the persistent stores, in a buffer of exactly its size.
     pub(crate) fn encode(&self) -> Vec<u8> {
-        let mut out = self.encode_header(self.bytes.len());
-        out.extend_from_slice(&self.bytes);
-        out
-    }
-
-    /// The byte form's header (everything before the bytes), in a buffer with room for
-    /// `room` more bytes.
-    pub(crate) fn encode_header(&self, room: usize) -> Vec<u8> {
         let mut out = Vec::with_capacity(
             MAGIC.len()
                 + 2 * TIMESTAMP_LEN
                 + 8
                 + self.mime_type.len()
                 + self.principal.len()
-                + room,
+                + self.bytes.len(),
         );
         out.extend_from_slice(MAGIC);
         encode_timestamp(&mut out, self.created);
         encode_timestamp(&mut out, self.expires);
         encode_field(&mut out, self.mime_type.as_bytes());
         encode_field(&mut out, self.principal.as_bytes());
+        out.extend_from_slice(&self.bytes);
         out
     }
 

@@ -370,20 +370,16 @@ impl Inner {
     fn write(&self, db: &Database, record: Record) -> Result<RecordId, StoreError> {
         let id = RecordId::generate().map_err(StoreError::Random)?;
         let expires = unix_millis(&record);
+        // One write transaction at a time: the record is encoded once it is this one's turn, and
+        // the encoded form replaces it, so a waiting put holds its bytes once. (`insert_reserve`
+        // would save this copy but allocates a buffer of the value's size itself.)
         let txn = db.begin_write().map_err(|err| self.error(err))?;
+        let encoded = record.encode();
+        drop(record);
         {
             let mut results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
-            // The record is written straight into the space redb reserves for it: its bytes are
-            // never copied into an encoded buffer first.
-            let header = record.encode_header(0);
-            let mut slot = results
-                .insert_reserve(id.as_u128(), header.len() + record.bytes.len())
-                .map_err(|err| self.error(err))?;
-            let (head, body) = slot.as_mut().split_at_mut(header.len());
-            head.copy_from_slice(&header);
-            body.copy_from_slice(&record.bytes);
-            drop(slot);
-            drop(record);
+            results.insert(id.as_u128(), encoded.as_slice()).map_err(|err| self.error(err))?;
+            drop(encoded);
             let mut expiry = txn.open_table(EXPIRY).map_err(|err| self.error(err))?;
             expiry.insert((expires, id.as_u128()), ()).map_err(|err| self.error(err))?;
         }

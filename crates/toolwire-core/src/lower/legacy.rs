@@ -16,6 +16,8 @@
 //! `expiresAt`, a MIME type other than JSON), so that parsing the envelope gives the same result
 //! back.
 
+use std::fmt;
+
 use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -33,6 +35,32 @@ pub(crate) fn render(layout: &Layout<'_>, include_payloads: bool) -> String {
     match layout.passthrough() {
         Some(raw) => raw.to_owned(),
         None => to_json_string(&Envelope::new(layout, include_payloads)),
+    }
+}
+
+/// The compat block's envelope text (as [`render`] writes it without payloads), written out only
+/// when it is serialized or displayed: counting a large result's size never builds it.
+#[derive(Clone, Copy)]
+pub(crate) struct EnvelopeText<'a>(pub(crate) Layout<'a>);
+
+impl fmt::Display for EnvelopeText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(raw) = self.0.passthrough() {
+            return f.write_str(raw);
+        }
+        /// serde_json writes whole UTF-8 fragments; anything else is an error, never a panic.
+        struct Text<'f, 'g>(&'f mut fmt::Formatter<'g>);
+        impl std::io::Write for Text<'_, '_> {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                let text = std::str::from_utf8(buf).map_err(std::io::Error::other)?;
+                self.0.write_str(text).map_err(std::io::Error::other)?;
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        serde_json::to_writer(Text(f), &Envelope::new(&self.0, false)).map_err(|_| fmt::Error)
     }
 }
 

@@ -135,7 +135,7 @@ pub enum ContentBlock<'a> {
     /// A text block.
     Text {
         /// The text.
-        text: Cow<'a, str>,
+        text: Text<'a>,
     },
     /// An image block.
     Image(MediaContent<'a>),
@@ -145,6 +145,52 @@ pub enum ContentBlock<'a> {
     Resource(EmbeddedResource<'a>),
     /// A `resource_link` block.
     ResourceLink(ResourceLink<'a>),
+}
+
+/// A text block's text: a string, or the compat block's legacy envelope, which is written out
+/// only when it is serialized or asked for ([`Text::into_string`]), so that sizing a large
+/// result never builds its envelope text.
+#[derive(Clone)]
+pub struct Text<'a>(TextKind<'a>);
+
+#[derive(Clone)]
+enum TextKind<'a> {
+    Str(Cow<'a, str>),
+    Envelope(legacy::EnvelopeText<'a>),
+}
+
+impl Text<'_> {
+    /// The text, owned.
+    pub fn into_string(self) -> String {
+        match self.0 {
+            TextKind::Str(text) => text.into_owned(),
+            TextKind::Envelope(envelope) => envelope.to_string(),
+        }
+    }
+}
+
+impl<'a, T: Into<Cow<'a, str>>> From<T> for Text<'a> {
+    fn from(text: T) -> Self {
+        Self(TextKind::Str(text.into()))
+    }
+}
+
+impl Serialize for Text<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            TextKind::Str(text) => serializer.serialize_str(text),
+            TextKind::Envelope(envelope) => serializer.collect_str(envelope),
+        }
+    }
+}
+
+impl fmt::Debug for Text<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            TextKind::Str(text) => fmt::Debug::fmt(text, f),
+            TextKind::Envelope(envelope) => fmt::Debug::fmt(&envelope.to_string(), f),
+        }
+    }
 }
 
 /// An image or audio block: base64 data and its MIME type.
@@ -392,7 +438,7 @@ fn result_meta<'a>(
 }
 
 fn text<'a>(text: impl Into<Cow<'a, str>>) -> ContentBlock<'a> {
-    ContentBlock::Text { text: text.into() }
+    ContentBlock::Text { text: Text::from(text.into()) }
 }
 
 fn push_block<'a>(
@@ -406,7 +452,9 @@ fn push_block<'a>(
     let block = match block {
         Block::Envelope => match result.provenance() {
             Provenance::LegacyEnvelope(raw) => text(raw.as_str()),
-            _ => text(legacy::render(&layout, false)),
+            _ => {
+                ContentBlock::Text { text: Text(TextKind::Envelope(legacy::EnvelopeText(layout))) }
+            }
         },
         Block::Passthrough => text(layout.passthrough().unwrap_or_default()),
         Block::Data => text(layout.data_json().unwrap_or("null")),

@@ -332,13 +332,31 @@ impl Endpoint {
         })
     }
 
+    /// A place among the large calls (see `toolwire_mcp::work::admit_large`).
+    async fn admit_large(&self) -> Result<toolwire_mcp::work::LargePlace, String> {
+        toolwire_mcp::work::admit_large().await.map_err(|e| {
+            tracing::error!(tool = %self.tool.name, error = %e, "no place for a large answer");
+            unavailable(&self.tool.name, "toolwire could not take its large answer", "Try again.")
+        })
+    }
+
     /// The answer's body, at most `response_cap` bytes, in one buffer sized once when the app
     /// says how much comes (never past the cap): no doubling of a large answer as it streams in.
     async fn read_body(&self, mut response: reqwest::Response) -> Result<Vec<u8>, String> {
         let tool = &self.tool;
         let expected = response.content_length().unwrap_or(0).min(tool.response_cap);
-        let mut bytes = Vec::with_capacity(usize::try_from(expected).unwrap_or(0));
+        let expected = usize::try_from(expected).unwrap_or(0);
+        // A large answer is read once this call has a place among the large calls (kept until
+        // the call ends), so that the answers of waiting calls stay with their apps.
+        let mut place = None;
+        if expected >= toolwire_mcp::work::LARGE {
+            place = Some(self.admit_large().await?);
+        }
+        let mut bytes = Vec::with_capacity(expected);
         loop {
+            if place.is_none() && bytes.len() >= toolwire_mcp::work::LARGE {
+                place = Some(self.admit_large().await?);
+            }
             let chunk = response.chunk().await.map_err(|e| {
                 tracing::warn!(tool = %tool.name, endpoint = %self.shown, error = %e.without_url(), "app answer broke off");
                 unavailable(&tool.name, "its app's answer broke off", CHECK_APP_LOGS)

@@ -40,7 +40,7 @@ pub fn parse(raw: &str) -> ToolResult {
     if !starts_like_object(raw) || crate::parse::nesting_overflow(raw.as_bytes()).is_some() {
         return passthrough(raw);
     }
-    if let Some(result) = crate::parse::raw_members(raw).and_then(|m| from_members(&m, raw)) {
+    if let Some(result) = crate::parse::shallow_members(raw).and_then(|m| from_members(&m, raw)) {
         return result;
     }
     match serde_json::from_str::<Value>(raw) {

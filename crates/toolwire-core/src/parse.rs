@@ -61,7 +61,7 @@ pub fn parse_any(input: &[u8]) -> Result<ToolResult, ParseError> {
     if !legacy::starts_like_object(text) {
         return Ok(legacy::passthrough(text));
     }
-    if let Some(members) = raw_members(text) {
+    if let Some(members) = shallow_members(text) {
         let claims_format = members.iter().any(|(key, value)| {
             key == "format"
                 && serde_json::from_str::<String>(value.get())
@@ -101,6 +101,15 @@ const MAX_MEMBERS: usize = 64;
 /// `text` is not exactly one valid JSON object, nests [`MAX_DEPTH`] levels deep, repeats a key
 /// or has over [`MAX_MEMBERS`] members (the tree path decides those).
 pub(crate) fn raw_members(text: &str) -> Option<Vec<(String, &RawValue)>> {
+    // Nesting is judged on the whole document, as the tree path judges it.
+    if nesting_overflow(text.as_bytes()).is_some() {
+        return None;
+    }
+    shallow_members(text)
+}
+
+/// [`raw_members`] of a `text` already known to nest less than [`MAX_DEPTH`] levels.
+pub(crate) fn shallow_members(text: &str) -> Option<Vec<(String, &RawValue)>> {
     struct Members;
 
     impl<'de> Visitor<'de> for Members {
@@ -126,10 +135,6 @@ pub(crate) fn raw_members(text: &str) -> Option<Vec<(String, &RawValue)>> {
         }
     }
 
-    // Nesting is judged on the whole document, as the tree path judges it.
-    if nesting_overflow(text.as_bytes()).is_some() {
-        return None;
-    }
     let mut de = serde_json::Deserializer::from_str(text);
     let members = de.deserialize_map(Members).ok()?;
     de.end().ok()?;

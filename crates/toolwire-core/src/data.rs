@@ -89,6 +89,72 @@ impl Data {
     }
 }
 
+/// Data prepared once and sent many times: a JSON value together with its compact text, so that
+/// a tool answering from values it keeps (a catalog, a cache) never writes them out again.
+/// Arrays of prepared values are prepared by joining their texts ([`PreparedData::array`]).
+///
+/// ```
+/// use serde_json::json;
+/// use toolwire_core::{PreparedData, ToolResult};
+///
+/// let items = [PreparedData::new(json!({"id": 1})), PreparedData::new(json!({"id": 2}))];
+/// let result = ToolResult::success_prepared(PreparedData::array(&items));
+/// assert_eq!(result.data_json(), Some(r#"[{"id":1},{"id":2}]"#));
+/// ```
+#[derive(Clone)]
+pub struct PreparedData {
+    text: Box<RawValue>,
+    tree: Value,
+}
+
+impl PreparedData {
+    /// `value`, with its text written now.
+    pub fn new(value: Value) -> Self {
+        // Writing a `Value` into memory cannot fail: its keys are strings and its numbers valid.
+        let text =
+            serde_json::value::to_raw_value(&value).unwrap_or_else(|_| RawValue::NULL.to_owned());
+        Self { text, tree: value }
+    }
+
+    /// The array of `items`: its text is theirs joined (the compact form of an array is `[`,
+    /// the compact elements separated by `,`, then `]`), its value a copy of theirs.
+    pub fn array<'a>(items: impl IntoIterator<Item = &'a PreparedData>) -> Self {
+        let items: Vec<&PreparedData> = items.into_iter().collect();
+        let texts: Vec<&RawValue> = items.iter().map(|item| &*item.text).collect();
+        // Written by serde_json from the elements' raw texts, so the joined text is not parsed
+        // again to be checked (which `RawValue::from_string` would do). Writing raw JSON into
+        // memory cannot fail.
+        let text =
+            serde_json::value::to_raw_value(&texts).unwrap_or_else(|_| RawValue::NULL.to_owned());
+        let tree = items.iter().map(|item| item.tree.clone()).collect();
+        Self { text, tree: Value::Array(tree) }
+    }
+
+    /// The value.
+    pub fn value(&self) -> &Value {
+        &self.tree
+    }
+
+    /// The compact JSON text.
+    pub fn json(&self) -> &str {
+        self.text.get()
+    }
+
+    /// The result data (`None` for `null`).
+    pub(crate) fn into_data(self) -> Option<Data> {
+        if self.tree.is_null() {
+            return None;
+        }
+        Some(Data { text: self.text, tree: OnceLock::from(self.tree) })
+    }
+}
+
+impl std::fmt::Debug for PreparedData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.json())
+    }
+}
+
 /// The text is serde_json's own output or passed [`canonical`], which refuses the nesting
 /// serde_json cannot read back, so it always parses.
 fn parse_text(text: &RawValue) -> Value {
@@ -457,6 +523,19 @@ pub(crate) mod tests {
             } else {
                 prop_assert!(text.contains("\\u"), "refused: {}", text);
             }
+        }
+
+        #[test]
+        fn prepared_arrays_are_the_data_of_their_values(
+            texts in prop::collection::vec(json_text(), 0..6)
+        ) {
+            let values: Vec<Value> =
+                texts.iter().filter_map(|t| serde_json::from_str(t).ok()).collect();
+            let items: Vec<PreparedData> = values.iter().cloned().map(PreparedData::new).collect();
+            let prepared = crate::ToolResult::success_prepared(PreparedData::array(&items));
+            let built = crate::ToolResult::success(Value::Array(values));
+            prop_assert_eq!(prepared.data_json(), built.data_json());
+            prop_assert_eq!(prepared.data(), built.data());
         }
 
         #[test]

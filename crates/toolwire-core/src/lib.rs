@@ -27,6 +27,7 @@ pub mod schema;
 pub mod timestamp;
 pub mod v1;
 
+pub use data::PreparedData;
 pub use error::{ErrorCode, ToolError};
 pub use host::{HostProfile, HostProfiles, Reads, model_view};
 pub use input::{Confirmation, Elicited, InputRequest, InputRequired, InputRound};

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::data::Data;
+use crate::data::{Data, PreparedData};
 use crate::error::ToolError;
 use crate::input::InputRequired;
 use crate::link::StoredLink;
@@ -59,6 +59,11 @@ impl ToolResult {
     /// A success carrying `data` (`null` means no data).
     pub fn success(data: Value) -> Self {
         Self::from_parts(Data::from_value(data), None)
+    }
+
+    /// A success carrying prepared data (`null` means no data): its text is not written again.
+    pub fn success_prepared(data: PreparedData) -> Self {
+        Self::from_parts(data.into_data(), None)
     }
 
     /// A success without data.

@@ -1,6 +1,7 @@
 //! Property tests of the mapper's invariants: every output passes the wire checker, the size
-//! limit holds for every limit of at least 4 KiB, the compat MCP output starts with the legacy
-//! envelope text, the legacy envelope round-trips, and nothing panics.
+//! limit holds for every limit of at least 4 KiB, a kept output counts its exact size, the
+//! compat MCP output starts with the legacy envelope text, the legacy envelope round-trips, and
+//! nothing panics.
 
 mod golden_support;
 mod support;
@@ -51,6 +52,22 @@ fn without_payloads(mut envelope: Value) -> Value {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn a_kept_output_counts_the_size_of_its_text(result in arb_padded(), (target, phase) in arb_target()) {
+        // The typed render measures its compat envelope from its pieces; the text render writes
+        // it. Both must agree to the byte, escapes included.
+        let ctx = RenderContext::new("tool", now());
+        let mapper = mapper_for(target, None);
+        let (Ok(Rendered::Complete(text)), Ok(Rendered::Complete(typed))) = (
+            mapper.render(&result, target, phase, &ctx),
+            mapper.render_owned(result.clone(), target, phase, &ctx),
+        ) else {
+            return Err(TestCaseError::fail("expected complete renders without a limit"));
+        };
+        prop_assert_eq!(typed.size(), text.json().len());
+        prop_assert_eq!(text.size(), text.json().len());
+    }
 
     #[test]
     fn every_output_passes_the_wire_checker(result in support::arb_result()) {

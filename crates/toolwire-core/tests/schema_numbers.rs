@@ -151,8 +151,27 @@ fn decimal_text() -> impl Strategy<Value = String> {
     )
 }
 
+/// Integers of every size, around the length where an `i64` no longer holds them, and `-0`.
+fn integer_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<i64>().prop_map(|n| n.to_string()),
+        (-1000i64..1000).prop_map(|n| n.to_string()),
+        "-?[1-9][0-9]{15,22}",
+        Just("-0".to_owned()),
+    ]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn integer_bounds_agree_with_the_reference(limit in integer_text(), value in integer_text()) {
+        let order = reference_cmp(&value, &limit);
+        prop_assert_eq!(passes("maximum", &limit, &value), order != Ordering::Greater);
+        prop_assert_eq!(passes("minimum", &limit, &value), order != Ordering::Less);
+        prop_assert_eq!(passes("exclusiveMaximum", &limit, &value), order == Ordering::Less);
+        prop_assert_eq!(passes("exclusiveMinimum", &limit, &value), order == Ordering::Greater);
+    }
 
     #[test]
     fn bounds_agree_with_the_reference(limit in decimal_text(), value in decimal_text()) {

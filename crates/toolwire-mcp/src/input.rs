@@ -105,11 +105,14 @@ impl Rounds {
         arguments: Value,
         context: CallContext,
     ) -> Result<ToolResult, ErrorData> {
-        let mut result = server.run_tool(tool, arguments.clone(), context.clone()).await?;
+        // Only a client that declared something to be asked can get a second round; for any
+        // other the arguments and the context go to the tool without being copied.
         let peer = context.request().map(|request| request.peer.clone());
-        let (false, Some(peer)) = (self.native, peer) else {
+        let (false, Some(peer), false) = (self.native, peer, self.asks.is_empty()) else {
+            let result = server.run_tool(tool, arguments, context).await?;
             return Ok(checked(result, &self.asks));
         };
+        let mut result = server.run_tool(tool, arguments.clone(), context.clone()).await?;
         for _ in 0..MAX_ROUNDS {
             let Some(input) = result.input_required_requests() else {
                 return Ok(result);
@@ -119,7 +122,8 @@ impl Rounds {
             }
             // Nobody waits on a person with a place among the large calls.
             crate::work::give_back_large();
-            let responses = match ask_on_connection(&peer, input).await {
+            // Boxed: asking is rare, and would make every call's future the size of its own.
+            let responses = match Box::pin(ask_on_connection(&peer, input)).await {
                 Ok(responses) => responses,
                 Err(why) => {
                     tracing::warn!(tool = %self.tool, reason = %why, "the client did not answer");

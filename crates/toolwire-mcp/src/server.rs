@@ -427,7 +427,7 @@ impl McpServer {
         let name = request.name.to_string();
         let host = hosts::host_of(&ctx, &self.gateway.config.hosts);
         if name == READ_RESULT_TOOL && self.offers_read_result(host) {
-            return self.read_result(request, &ctx, revision, host).await;
+            return Box::pin(self.read_result(request, &ctx, revision, host)).await;
         }
         let Some(tool) = self.gateway.registry.get(&name).cloned() else {
             tracing::info!(tool = %log_safe(&name), revision = revision.as_str(), outcome = "unknown_tool", "tools/call");
@@ -443,7 +443,7 @@ impl McpServer {
         let rounds =
             crate::input::Rounds::open(self, &ctx, &request, revision, &principal, &arguments)?;
         let context = CallContext::new(&name, principal.clone(), revision, ctx.id.to_string())
-            .with_request(ctx.clone())
+            .with_request(ctx)
             .with_client_capabilities(rounds.asks())
             .with_input(rounds.round());
         let result = match rounds.run(self, &tool, arguments, context).await {
@@ -721,8 +721,9 @@ impl rmcp::ServerHandler for McpServer {
         ctx: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + MaybeSendFuture + '_ {
         // rmcp spawns a task per request holding the largest of the handler futures, copied
-        // in on every request: boxed, this one (about 7 KiB unboxed) costs it a pointer.
-        Box::pin(crate::work::for_the_call(self.answer_call(request, ctx)))
+        // in on every request: boxed, this one (about 7 KiB unboxed) costs it a pointer. Boxed
+        // before it is wrapped, so that the wrapping moves the pointer, not the future.
+        crate::work::for_the_call(Box::pin(self.answer_call(request, ctx)))
     }
 
     /// rmcp hands a request it could not parse into its typed form to this method: for

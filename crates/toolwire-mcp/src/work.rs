@@ -95,7 +95,8 @@ where
     T: Send + 'static,
     F: FnOnce() -> T + Send + 'static,
 {
-    if large { off_workers(work).await } else { Ok(work()) }
+    // Boxed, the rare path does not make every caller's future the size of its own.
+    if large { Box::pin(off_workers(work)).await } else { Ok(work()) }
 }
 
 /// Whether the result's data and parts come to at least [`LARGE`] bytes of JSON, about (the

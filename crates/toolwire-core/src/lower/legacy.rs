@@ -22,7 +22,7 @@ use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::{Displayed, PaginationJson, PrefixedKey, QueryJson, to_json_string};
+use super::{Displayed, PaginationJson, PrefixedKey, QueryJson};
 use crate::layout::Layout;
 use crate::link::StoredLink;
 use crate::meta::{Extensions, Metadata};
@@ -34,7 +34,17 @@ use crate::v1::{Parts, StoredLinks};
 pub(crate) fn render(layout: &Layout<'_>, include_payloads: bool) -> String {
     match layout.passthrough() {
         Some(raw) => raw.to_owned(),
-        None => to_json_string(&Envelope::new(layout, include_payloads)),
+        None => {
+            // Room for the data and the usual `_meta` up front: the text is not copied while it
+            // grows to the data's size.
+            let room = layout.data_json().map_or(0, str::len) + 256;
+            let mut text = Vec::with_capacity(room);
+            // Writing into memory cannot fail (the same rule as `to_json_string`).
+            if serde_json::to_writer(&mut text, &Envelope::new(layout, include_payloads)).is_err() {
+                text.clear();
+            }
+            String::from_utf8(text).unwrap_or_default()
+        }
     }
 }
 
@@ -42,6 +52,22 @@ pub(crate) fn render(layout: &Layout<'_>, include_payloads: bool) -> String {
 /// when it is serialized or displayed: counting a large result's size never builds it.
 #[derive(Clone, Copy)]
 pub(crate) struct EnvelopeText<'a>(pub(crate) Layout<'a>);
+
+impl EnvelopeText<'_> {
+    /// The text, written straight into one string.
+    pub(crate) fn to_text(self) -> String {
+        render(&self.0, false)
+    }
+
+    /// The length of the text once escaped inside a JSON string (without the quotes), counted
+    /// from its pieces without writing the text.
+    pub(crate) fn escaped_len(self) -> usize {
+        match self.0.passthrough() {
+            Some(raw) => super::escaped_len(raw.as_bytes()),
+            None => super::json_escaped_len(&Envelope::new(&self.0, false)),
+        }
+    }
+}
 
 impl fmt::Display for EnvelopeText<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -101,6 +101,26 @@ pub enum McpResult<'a> {
     InputRequired(InputRequiredResult<'a>),
 }
 
+impl McpResult<'_> {
+    /// The length of the compact JSON text, exactly as serializing would write it; the compat
+    /// block's envelope is measured from its pieces instead of being written and escaped.
+    pub(crate) fn wire_len(mut self) -> usize {
+        let mut envelopes = 0;
+        if let Self::Complete(result) = &mut self {
+            for block in &mut result.content {
+                if let ContentBlock::Text { text } = block
+                    && let TextKind::Envelope(envelope) = text.0
+                {
+                    envelopes += envelope.escaped_len();
+                    // Counted below as its quotes alone.
+                    *text = Text::from("");
+                }
+            }
+        }
+        super::json_len(&self) + envelopes
+    }
+}
+
 /// The result `_meta`: the toolwire keys, then `io.modelcontextprotocol/serverInfo` where the
 /// revision carries it.
 #[derive(Debug, Clone, Copy)]
@@ -164,7 +184,7 @@ impl Text<'_> {
     pub fn into_string(self) -> String {
         match self.0 {
             TextKind::Str(text) => text.into_owned(),
-            TextKind::Envelope(envelope) => envelope.to_string(),
+            TextKind::Envelope(envelope) => envelope.to_text(),
         }
     }
 }

@@ -241,12 +241,9 @@ fn lower_owned(
     match target {
         Target::Mcp(revision) if typed => {
             let settings = mcp_settings(config, ids);
-            let size = lower::json_len(&mcp::lower(
-                Layout::new(&result, &plan),
-                revision,
-                ids.request_state,
-                &settings,
-            ));
+            let size =
+                mcp::lower(Layout::new(&result, &plan), revision, ids.request_state, &settings)
+                    .wire_len();
             let output = McpOutput::new(result, plan, revision, ids.request_state, &settings);
             (Body::mcp(output), size)
         }
@@ -368,7 +365,7 @@ impl OutputMapper {
             Some(revision) => {
                 let settings = mcp_settings(&self.config, &ids);
                 let typed = mcp::lower(layout, revision, ids.request_state, &settings);
-                (Lowered::Typed(revision), lower::json_len(&typed))
+                (Lowered::Typed(revision), typed.wire_len())
             }
             None => {
                 let text = lower_layout(layout, target, &self.config, &ids);

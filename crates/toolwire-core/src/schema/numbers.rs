@@ -77,7 +77,12 @@ fn bound(
         Bound::Maximum if draft4_strict("exclusiveMaximum") => Bound::ExclusiveMaximum,
         other => other,
     };
-    Ok(Box::new(Limit { bound, limit: Decimal::parse(limit), shown: limit.to_string() }))
+    Ok(Box::new(Limit {
+        bound,
+        limit: Decimal::parse(limit),
+        small: small_integer(limit),
+        shown: limit.to_string(),
+    }))
 }
 
 fn multiple_of(value: &Value) -> Result<Boxed, ValidationError<'static>> {
@@ -107,6 +112,9 @@ impl<'i> Keyword<'i> for Always {
 struct Limit {
     bound: Bound,
     limit: Decimal,
+    /// The limit when it is an integer written without a fraction or exponent: compared with
+    /// such an instance as `i64`, exactly and without building a [`Decimal`].
+    small: Option<i64>,
     shown: String,
 }
 
@@ -126,7 +134,10 @@ impl<'i> Keyword<'i> for Limit {
 
     fn is_valid(&self, instance: &'i Value) -> bool {
         let Value::Number(number) = instance else { return true };
-        let order = Decimal::parse(number).cmp(&self.limit);
+        let order = match (self.small, small_integer(number)) {
+            (Some(limit), Some(value)) => value.cmp(&limit),
+            _ => Decimal::parse(number).cmp(&self.limit),
+        };
         match self.bound {
             Bound::Minimum => order != Ordering::Less,
             Bound::Maximum => order != Ordering::Greater,
@@ -155,6 +166,16 @@ impl<'i> Keyword<'i> for MultipleOf {
     }
 }
 
+/// `number` as an `i64` when its text is an integer without fraction or exponent that fits:
+/// then the integer is exactly the number written.
+fn small_integer(number: &Number) -> Option<i64> {
+    let text = number.as_str();
+    if text.len() > 18 || text.bytes().any(|b| !(b.is_ascii_digit() || b == b'-')) {
+        return None;
+    }
+    text.parse().ok()
+}
+
 /// A JSON number as `±digits × 10^exponent`, the digits without leading or trailing zeros
 /// (zero has no digits and is never negative).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -171,7 +192,7 @@ const EXPONENT_CLAMP: i64 = 1 << 48;
 impl Decimal {
     /// From serde_json's number; with `arbitrary_precision` its text is exactly as written.
     fn parse(number: &Number) -> Self {
-        Self::from_text(&number.to_string())
+        Self::from_text(number.as_str())
     }
 
     fn from_text(text: &str) -> Self {

@@ -227,11 +227,15 @@ fn unix_now() -> i64 {
 }
 
 /// The axum middleware: puts the caller's [`Principal`] into the request, or answers 401/403.
-pub async fn middleware(
-    State(auth): State<Arc<Auth>>,
-    mut request: Request,
-    next: Next,
-) -> Response {
+pub async fn middleware(State(auth): State<Arc<Auth>>, request: Request, next: Next) -> Response {
+    match admit(&auth, request).await {
+        Ok(request) => next.run(request).await,
+        Err(refused) => refused,
+    }
+}
+
+/// The request with the caller's [`Principal`] in it, or the 400/401/403 answer that refuses it.
+pub async fn admit(auth: &Auth, mut request: Request) -> Result<Request, Response> {
     let authorization = request.headers().get(header::AUTHORIZATION).map(|v| v.as_bytes().to_vec());
     let caller = match auth.caller(authorization.as_deref(), unix_now()).await {
         Ok(caller) => caller,
@@ -239,7 +243,7 @@ pub async fn middleware(
             if let Refusal::Token(error) = &refusal {
                 tracing::info!(%error, "refused an access token");
             }
-            return auth.unauthorized(&refusal);
+            return Err(auth.unauthorized(&refusal));
         }
     };
     if caller.oauth && request.method() == Method::POST && !auth.tool_privileges.is_empty() {
@@ -251,17 +255,18 @@ pub async fn middleware(
         if length.is_some_and(|n| n <= SCOPE_CHECK_LIMIT) {
             let (parts, body) = request.into_parts();
             let Ok(bytes) = axum::body::to_bytes(body, SCOPE_CHECK_LIMIT as usize).await else {
-                return (StatusCode::BAD_REQUEST, "the request body could not be read")
-                    .into_response();
+                return Err(
+                    (StatusCode::BAD_REQUEST, "the request body could not be read").into_response()
+                );
             };
             if let Some((tool, scopes)) = auth.missing_scopes(&caller.principal, &bytes) {
-                return auth.insufficient_scope(&tool, &scopes);
+                return Err(auth.insufficient_scope(&tool, &scopes));
             }
             request = Request::from_parts(parts, Body::from(bytes));
         }
     }
     request.extensions_mut().insert(caller.principal);
-    next.run(request).await
+    Ok(request)
 }
 
 /// The Protected Resource Metadata routes (RFC 9728): the root form and the form suffixed with

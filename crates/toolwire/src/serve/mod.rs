@@ -258,17 +258,19 @@ async fn serve_http(
             Err(error) => tracing::warn!(%error, "OAuth keys not loaded yet"),
         }
     }
-    let guard = axum::middleware::from_fn_with_state(auth.clone(), auth::middleware);
     let ops = ops::router(
         &settings.ops.metrics_path,
         ops::Ops { stored, auth: auth.clone(), sessions: sessions.clone(), metrics },
     );
-    let ops = if settings.ops.require_auth { ops.layer(guard.clone()) } else { ops };
+    let ops = if settings.ops.require_auth {
+        ops.layer(axum::middleware::from_fn_with_state(auth.clone(), auth::middleware))
+    } else {
+        ops
+    };
+    let gate_state = Arc::new(Gate { auth: auth.clone(), sessions, drain: drain.clone() });
     let mut app = axum::Router::new()
         .nest_service("/mcp", service)
-        .layer(axum::middleware::from_fn_with_state(sessions, sessions::delete_status))
-        .layer(axum::middleware::from_fn_with_state(drain.clone(), end_streams_on_drain))
-        .layer(guard)
+        .layer(axum::middleware::from_fn_with_state(gate_state, gate))
         .merge(auth::discovery(auth));
     match settings.ops.listen {
         None => app = app.merge(ops),
@@ -316,22 +318,42 @@ async fn serve_ops(
     Ok(())
 }
 
-/// A `GET` stream (the standalone SSE stream of a session) never ends by itself: it ends when
-/// the drain begins, so it does not hold shutdown for the whole grace period. Answers to calls
-/// (`POST`) are left to finish.
-async fn end_streams_on_drain(
-    axum::extract::State(drain): axum::extract::State<CancellationToken>,
+/// What stands in front of `/mcp`.
+struct Gate {
+    auth: Arc<auth::Auth>,
+    sessions: Arc<sessions::CappedSessions>,
+    drain: CancellationToken,
+}
+
+/// Everything in front of `/mcp`, in one layer (each layer costs every request a boxed future and
+/// a clone of the service behind it): authentication, then a session `DELETE` answered as
+/// clients expect ([`sessions::delete`]), and `GET` streams that end when the drain begins.
+async fn gate(
+    axum::extract::State(gate): axum::extract::State<Arc<Gate>>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
-    use futures::StreamExt as _;
-    let is_get = request.method() == http::Method::GET;
-    let response = next.run(request).await;
-    if !is_get {
-        return response;
+    let request = match auth::admit(&gate.auth, request).await {
+        Ok(request) => request,
+        Err(refused) => return refused,
+    };
+    match *request.method() {
+        http::Method::GET => end_on_drain(next.run(request).await, &gate.drain),
+        http::Method::DELETE => sessions::delete(&gate.sessions, request, next).await,
+        _ => next.run(request).await,
     }
+}
+
+/// A `GET` stream (the standalone SSE stream of a session) never ends by itself: it ends when
+/// the drain begins, so it does not hold shutdown for the whole grace period. Answers to calls
+/// (`POST`) are left to finish.
+fn end_on_drain(
+    response: axum::response::Response,
+    drain: &CancellationToken,
+) -> axum::response::Response {
+    use futures::StreamExt as _;
     let (parts, body) = response.into_parts();
-    let body = body.into_data_stream().take_until(drain.cancelled_owned());
+    let body = body.into_data_stream().take_until(drain.clone().cancelled_owned());
     axum::response::Response::from_parts(parts, axum::body::Body::from_stream(body))
 }
 

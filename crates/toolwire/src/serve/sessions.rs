@@ -4,13 +4,13 @@
 //!
 //! Also the status of a session `DELETE`: rmcp's session layer answers 202 whether or not the
 //! session existed, and the Python SDKs log "Session termination failed: 202" for every session
-//! they end. In front of it, [`delete_status`] answers 404 for a session the server does not
+//! they end. In front of it, [`delete`] answers 404 for a session the server does not
 //! know and turns the 202 of one it ended into 204.
 
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
-use axum::http::{Method, StatusCode};
+use axum::extract::Request;
+use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures::Stream;
@@ -126,15 +126,9 @@ impl SessionManager for CappedSessions {
 /// The `Mcp-Session-Id` header.
 const SESSION_HEADER: &str = "mcp-session-id";
 
-/// The middleware: passes everything but a `DELETE` carrying a session id through untouched.
-pub(crate) async fn delete_status(
-    State(sessions): State<Arc<CappedSessions>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    if request.method() != Method::DELETE {
-        return next.run(request).await;
-    }
+/// A `DELETE`, answered as clients expect: 404 for a session this server does not know, 204
+/// for one it ended; one without a session id is passed through untouched.
+pub(crate) async fn delete(sessions: &CappedSessions, request: Request, next: Next) -> Response {
     let Some(id) = request.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
         return next.run(request).await;
     };

@@ -65,19 +65,8 @@ impl Record {
 
     /// The byte form kept by the persistent stores, in a buffer of exactly its size.
     pub(crate) fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(
-            MAGIC.len()
-                + 2 * TIMESTAMP_LEN
-                + 8
-                + self.mime_type.len()
-                + self.principal.len()
-                + self.bytes.len(),
-        );
-        out.extend_from_slice(MAGIC);
-        encode_timestamp(&mut out, self.created);
-        encode_timestamp(&mut out, self.expires);
-        encode_field(&mut out, self.mime_type.as_bytes());
-        encode_field(&mut out, self.principal.as_bytes());
+        let mut out = Vec::with_capacity(self.head_len() + self.bytes.len());
+        self.write_head(&mut out, MAGIC);
         out.extend_from_slice(&self.bytes);
         out
     }
@@ -85,11 +74,76 @@ impl Record {
     /// Reads the byte form back; `None` when it is not one.
     pub(crate) fn decode(bytes: &[u8]) -> Option<Self> {
         let mut reader = Reader(bytes.strip_prefix(MAGIC)?);
-        let created = reader.timestamp()?;
-        let expires = reader.timestamp()?;
-        let mime_type = String::from_utf8(reader.field()?.to_vec()).ok()?;
-        let principal = String::from_utf8(reader.field()?.to_vec()).ok()?;
-        Some(Self { bytes: reader.0.to_vec(), mime_type, principal, created, expires })
+        let head = reader.head()?;
+        Some(head.with_bytes(reader.0.to_vec()))
+    }
+
+    /// Everything but the bytes, and their length: the byte form of the [`Head`] a store keeps
+    /// apart from the bytes (so that the bytes are written from where they are, never copied
+    /// into one encoded buffer first).
+    pub(crate) fn encode_head(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.head_len() + 8);
+        self.write_head(&mut out, HEAD_MAGIC);
+        let len = u64::try_from(self.bytes.len()).unwrap_or(u64::MAX);
+        out.extend_from_slice(&len.to_be_bytes());
+        out
+    }
+
+    fn head_len(&self) -> usize {
+        MAGIC.len() + 2 * TIMESTAMP_LEN + 8 + self.mime_type.len() + self.principal.len()
+    }
+
+    fn write_head(&self, out: &mut Vec<u8>, magic: &[u8]) {
+        out.extend_from_slice(magic);
+        encode_timestamp(out, self.created);
+        encode_timestamp(out, self.expires);
+        encode_field(out, self.mime_type.as_bytes());
+        encode_field(out, self.principal.as_bytes());
+    }
+}
+
+/// A record without its bytes, with their length ([`Record::encode_head`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Head {
+    pub(crate) mime_type: String,
+    pub(crate) principal: String,
+    pub(crate) created: Timestamp,
+    pub(crate) expires: Timestamp,
+    /// The length of the bytes (0 in a head read from a whole record's byte form).
+    pub(crate) len: u64,
+}
+
+impl Head {
+    /// The head of `record` (its bytes dropped).
+    pub(crate) fn of(record: Record) -> Self {
+        let len = u64::try_from(record.bytes.len()).unwrap_or(u64::MAX);
+        let Record { mime_type, principal, created, expires, .. } = record;
+        Self { mime_type, principal, created, expires, len }
+    }
+
+    /// Reads [`Record::encode_head`]'s form back; `None` when it is not one.
+    pub(crate) fn decode(bytes: &[u8]) -> Option<Self> {
+        let mut reader = Reader(bytes.strip_prefix(HEAD_MAGIC)?);
+        let mut head = reader.head()?;
+        head.len = u64::from_be_bytes(reader.take(8)?.try_into().ok()?);
+        reader.0.is_empty().then_some(head)
+    }
+
+    /// The record with `bytes`.
+    pub(crate) fn with_bytes(self, bytes: Vec<u8>) -> Record {
+        let Self { mime_type, principal, created, expires, .. } = self;
+        Record { bytes, mime_type, principal, created, expires }
+    }
+
+    /// What the record counts against the quota ([`Record::size`]).
+    pub(crate) fn size(&self) -> u64 {
+        let fields = u64::try_from(self.mime_type.len() + self.principal.len()).unwrap_or(u64::MAX);
+        self.len.saturating_add(fields)
+    }
+
+    /// True when the record has expired at `now`.
+    pub(crate) fn is_expired_at(&self, now: DateTime<Utc>) -> bool {
+        self.expires.datetime() <= now
     }
 }
 
@@ -108,6 +162,8 @@ impl fmt::Debug for Record {
 
 /// Marks (and versions) the byte form.
 const MAGIC: &[u8] = b"TWR1";
+/// Marks (and versions) the byte form of a [`Head`].
+const HEAD_MAGIC: &[u8] = b"TWH1";
 /// Seconds (i64), nanoseconds (u32) and the number of fraction digits (u8).
 const TIMESTAMP_LEN: usize = 13;
 
@@ -148,6 +204,15 @@ impl<'a> Reader<'a> {
     fn field(&mut self) -> Option<&'a [u8]> {
         let len = u32::from_be_bytes(self.take(4)?.try_into().ok()?);
         self.take(usize::try_from(len).ok()?)
+    }
+
+    /// The fields every byte form starts with, after its magic.
+    fn head(&mut self) -> Option<Head> {
+        let created = self.timestamp()?;
+        let expires = self.timestamp()?;
+        let mime_type = String::from_utf8(self.field()?.to_vec()).ok()?;
+        let principal = String::from_utf8(self.field()?.to_vec()).ok()?;
+        Some(Head { mime_type, principal, created, expires, len: 0 })
     }
 }
 

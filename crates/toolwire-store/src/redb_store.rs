@@ -12,18 +12,36 @@ use redb::{
 };
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
+use toolwire_core::Timestamp;
 
 use crate::quota::{Quota, Usage};
-use crate::record::{Record, RecordId};
+use crate::record::{Head, Record, RecordId};
 use crate::store::{Clock, ResultStore, StoreError, StoreFuture, system_clock};
 
 /// The file name of the database inside the data directory.
 pub const RESULTS_FILE: &str = "results.redb";
 
-/// Record id → the record's byte form.
+/// Record id → the record without its bytes ([`Head`]).
+const HEADS: TableDefinition<u128, &[u8]> = TableDefinition::new("heads");
+/// (record id, chunk index) → the record's bytes, in chunks of [`CHUNK`]. redb keeps a value in
+/// its B-tree leaf, so a record in one piece would make a leaf of its size (rounded up to a
+/// power of two), read and rewritten whole by every later insert that lands beside it; chunks
+/// keep every page at most about a MiB, and are written straight from the record's bytes.
+const CHUNKS: TableDefinition<(u128, u32), &[u8]> = TableDefinition::new("chunks");
+/// Record id → the record's whole byte form, as toolwire stored records before the chunked
+/// layout: still read, deleted and swept, never written.
 const RESULTS: TableDefinition<u128, &[u8]> = TableDefinition::new("results");
 /// (expiry in Unix milliseconds, record id) → nothing: the sweep reads it in expiry order.
 const EXPIRY: TableDefinition<(i64, u128), ()> = TableDefinition::new("expiry");
+
+/// The bytes of one chunk: a MiB less room for the leaf's own header, so that a chunk and its
+/// key fill one 1 MiB page.
+const CHUNK: usize = 1024 * 1024 - 1024;
+
+/// The number of chunks of a record of `len` bytes.
+fn chunk_count(len: u64) -> u32 {
+    u32::try_from(len.div_ceil(CHUNK as u64)).unwrap_or(u32::MAX)
+}
 
 /// How the redb store sweeps.
 #[non_exhaustive]
@@ -246,8 +264,10 @@ fn open_blocking(dir: PathBuf, options: RedbOptions, opener: Opener) -> Result<I
         clock: RwLock::new(system_clock()),
     };
     inner.with_db(|db| {
-        // Both tables exist from the start, so readers never meet a missing table.
+        // Every table exists from the start, so readers never meet a missing table.
         let txn = db.begin_write().map_err(|err| inner.error(err))?;
+        txn.open_table(HEADS).map_err(|err| inner.error(err))?;
+        txn.open_table(CHUNKS).map_err(|err| inner.error(err))?;
         txn.open_table(RESULTS).map_err(|err| inner.error(err))?;
         txn.open_table(EXPIRY).map_err(|err| inner.error(err))?;
         txn.commit().map_err(|err| inner.error(err))?;
@@ -260,8 +280,8 @@ fn redb_error(path: &Path, err: impl Into<redb::Error>) -> StoreError {
     StoreError::Redb { path: path.to_owned(), source: Box::new(err.into()) }
 }
 
-fn unix_millis(record: &Record) -> i64 {
-    record.expires.datetime().timestamp_millis()
+fn unix_millis(expires: Timestamp) -> i64 {
+    expires.datetime().timestamp_millis()
 }
 
 /// Whether redb failed because its storage did: then only a new `Database` works again.
@@ -334,8 +354,15 @@ impl Inner {
     /// Counts what the records in the file take (after a restart the quota holds as before).
     fn count_usage(&self, db: &Database) -> Result<(), StoreError> {
         let txn = db.begin_read().map_err(|err| self.error(err))?;
-        let results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
         let mut usage = Usage::default();
+        let heads = txn.open_table(HEADS).map_err(|err| self.error(err))?;
+        for entry in heads.iter().map_err(|err| self.error(err))? {
+            let (_, bytes) = entry.map_err(|err| self.error(err))?;
+            if let Some(head) = Head::decode(bytes.value()) {
+                usage.add(&head.principal, head.size());
+            }
+        }
+        let results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
         for entry in results.iter().map_err(|err| self.error(err))? {
             let (_, bytes) = entry.map_err(|err| self.error(err))?;
             if let Some(record) = Record::decode(bytes.value()) {
@@ -369,59 +396,111 @@ impl Inner {
 
     fn write(&self, db: &Database, record: Record) -> Result<RecordId, StoreError> {
         let id = RecordId::generate().map_err(StoreError::Random)?;
-        let expires = unix_millis(&record);
-        // One write transaction at a time: the record is encoded once it is this one's turn, and
-        // the encoded form replaces it, so a waiting put holds its bytes once. (`insert_reserve`
-        // would save this copy but allocates a buffer of the value's size itself.)
+        let key = id.as_u128();
+        let expires = unix_millis(record.expires);
         let txn = db.begin_write().map_err(|err| self.error(err))?;
-        let encoded = record.encode();
-        drop(record);
         {
-            let mut results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
-            results.insert(id.as_u128(), encoded.as_slice()).map_err(|err| self.error(err))?;
-            drop(encoded);
+            let mut heads = txn.open_table(HEADS).map_err(|err| self.error(err))?;
+            heads.insert(key, record.encode_head().as_slice()).map_err(|err| self.error(err))?;
+            let mut chunks = txn.open_table(CHUNKS).map_err(|err| self.error(err))?;
+            for (index, chunk) in (0u32..).zip(record.bytes.chunks(CHUNK)) {
+                chunks.insert((key, index), chunk).map_err(|err| self.error(err))?;
+            }
+            // redb holds its own copy now: the record's bytes go before the commit writes it.
+            drop(record);
             let mut expiry = txn.open_table(EXPIRY).map_err(|err| self.error(err))?;
-            expiry.insert((expires, id.as_u128()), ()).map_err(|err| self.error(err))?;
+            expiry.insert((expires, key), ()).map_err(|err| self.error(err))?;
         }
         txn.commit().map_err(|err| self.error(err))?;
         Ok(id)
     }
 
     fn get(&self, db: &Database, id: RecordId) -> Result<Option<Record>, StoreError> {
+        let key = id.as_u128();
         let txn = db.begin_read().map_err(|err| self.error(err))?;
-        let results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
-        let Some(bytes) = results.get(id.as_u128()).map_err(|err| self.error(err))? else {
-            return Ok(None);
+        let heads = txn.open_table(HEADS).map_err(|err| self.error(err))?;
+        let record = match heads.get(key).map_err(|err| self.error(err))? {
+            Some(head) => {
+                let head = Head::decode(head.value()).ok_or(StoreError::Corrupt { id })?;
+                if head.is_expired_at(self.now()) {
+                    return Ok(None);
+                }
+                let len = usize::try_from(head.len).map_err(|_| StoreError::Corrupt { id })?;
+                let mut bytes = Vec::with_capacity(len);
+                let chunks = txn.open_table(CHUNKS).map_err(|err| self.error(err))?;
+                for entry in
+                    chunks.range((key, 0)..=(key, u32::MAX)).map_err(|err| self.error(err))?
+                {
+                    let (_, chunk) = entry.map_err(|err| self.error(err))?;
+                    bytes.extend_from_slice(chunk.value());
+                }
+                if bytes.len() != len {
+                    return Err(StoreError::Corrupt { id });
+                }
+                head.with_bytes(bytes)
+            }
+            None => {
+                let results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
+                let Some(bytes) = results.get(key).map_err(|err| self.error(err))? else {
+                    return Ok(None);
+                };
+                Record::decode(bytes.value()).ok_or(StoreError::Corrupt { id })?
+            }
         };
-        let record = Record::decode(bytes.value()).ok_or(StoreError::Corrupt { id })?;
         // Until the sweep comes by, an expired record is still in the file: never return it.
         Ok((!record.is_expired_at(self.now())).then_some(record))
     }
 
     fn delete(&self, db: &Database, id: RecordId) -> Result<bool, StoreError> {
         let txn = db.begin_write().map_err(|err| self.error(err))?;
-        let removed = {
-            let mut results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
-            let removed = results.remove(id.as_u128()).map_err(|err| self.error(err))?;
-            match removed {
-                Some(bytes) => {
-                    let record = Record::decode(bytes.value());
-                    if let Some(record) = &record {
-                        let mut expiry = txn.open_table(EXPIRY).map_err(|err| self.error(err))?;
-                        expiry
-                            .remove((unix_millis(record), id.as_u128()))
-                            .map_err(|err| self.error(err))?;
-                    }
-                    Some(record)
-                }
-                None => None,
-            }
-        };
+        let removed = self.remove(&txn, id.as_u128())?;
         txn.commit().map_err(|err| self.error(err))?;
-        if let Some(Some(record)) = &removed {
-            self.usage().release(&record.principal, record.size());
+        if let Some(Some(head)) = &removed {
+            self.usage().release(&head.principal, head.size());
         }
         Ok(removed.is_some())
+    }
+
+    /// Removes record `key` (in either layout) with its expiry entry inside `txn`: `None` when
+    /// there was none, `Some(None)` when what was there could not be read.
+    fn remove(
+        &self,
+        txn: &redb::WriteTransaction,
+        key: u128,
+    ) -> Result<Option<Option<Head>>, StoreError> {
+        let mut heads = txn.open_table(HEADS).map_err(|err| self.error(err))?;
+        let head = match heads.remove(key).map_err(|err| self.error(err))? {
+            Some(bytes) => {
+                let head = Head::decode(bytes.value());
+                drop(bytes);
+                let mut chunks = txn.open_table(CHUNKS).map_err(|err| self.error(err))?;
+                let count = head.as_ref().map_or(u32::MAX, |head| chunk_count(head.len));
+                // A head that cannot be read says nothing of its chunks: every one goes.
+                if count == u32::MAX {
+                    let every = chunks
+                        .extract_from_if((key, 0)..=(key, u32::MAX), |_, _| true)
+                        .map_err(|err| self.error(err))?;
+                    for entry in every {
+                        entry.map_err(|err| self.error(err))?;
+                    }
+                } else {
+                    for index in 0..count {
+                        chunks.remove((key, index)).map_err(|err| self.error(err))?;
+                    }
+                }
+                Some(head)
+            }
+            None => {
+                let mut results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
+                let gone = results.remove(key).map_err(|err| self.error(err))?;
+                gone.map(|bytes| Record::decode(bytes.value()).map(Head::of))
+            }
+        };
+        if let Some(Some(head)) = &head {
+            let mut expiry = txn.open_table(EXPIRY).map_err(|err| self.error(err))?;
+            expiry.remove((unix_millis(head.expires), key)).map_err(|err| self.error(err))?;
+        }
+        Ok(head)
     }
 
     /// Removes every record expired by now, `batch` per write transaction.
@@ -431,26 +510,26 @@ impl Inner {
         loop {
             let txn = db.begin_write().map_err(|err| self.error(err))?;
             let mut released = Vec::new();
-            let removed = {
-                let mut expiry = txn.open_table(EXPIRY).map_err(|err| self.error(err))?;
-                let mut results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
-                let due = expiry
+            let due = {
+                let expiry = txn.open_table(EXPIRY).map_err(|err| self.error(err))?;
+                expiry
                     .range((i64::MIN, 0u128)..=(now, u128::MAX))
                     .map_err(|err| self.error(err))?
                     .take(self.batch)
                     .map(|entry| entry.map(|(key, _)| key.value()))
                     .collect::<Result<Vec<_>, _>>()
-                    .map_err(|err| self.error(err))?;
-                for key in &due {
-                    expiry.remove(key).map_err(|err| self.error(err))?;
-                    let gone = results.remove(key.1).map_err(|err| self.error(err))?;
-                    if let Some(record) = gone.and_then(|bytes| Record::decode(bytes.value())) {
-                        let size = record.size();
-                        released.push((record.principal, size));
-                    }
-                }
-                due.len()
+                    .map_err(|err| self.error(err))?
             };
+            for key in &due {
+                if let Some(Some(head)) = self.remove(&txn, key.1)? {
+                    let size = head.size();
+                    released.push((head.principal, size));
+                }
+                // Also when the record was gone or unreadable: the entry must not come back.
+                let mut expiry = txn.open_table(EXPIRY).map_err(|err| self.error(err))?;
+                expiry.remove(key).map_err(|err| self.error(err))?;
+            }
+            let removed = due.len();
             txn.commit().map_err(|err| self.error(err))?;
             let mut usage = self.usage();
             for (principal, size) in &released {
@@ -517,5 +596,120 @@ impl ResultStore for RedbStore {
 
     fn backend(&self) -> &'static str {
         "redb"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    /// A record of `len` patterned bytes for `principal`, living an hour.
+    fn record(len: usize, principal: &str) -> Record {
+        let now = chrono::Utc::now();
+        let at = |later| Timestamp::with_fraction_digits(now + chrono::Duration::seconds(later), 3);
+        let bytes = (0..len).map(|i| (i % 251) as u8).collect::<Vec<u8>>();
+        Record::new(bytes, "application/json", principal, at(0), at(3600))
+    }
+
+    async fn store(dir: &Path, quota: Quota) -> RedbStore {
+        let options = RedbOptions::default().sweep_interval(None).quota(quota);
+        RedbStore::open_with(dir, options).await.unwrap()
+    }
+
+    /// Runs `work` on the store's database.
+    fn on_db<T>(store: &RedbStore, work: impl FnOnce(&Database) -> Result<T, redb::Error>) -> T {
+        store.inner.with_db(|db| work(db).map_err(|e| store.inner.error(e))).unwrap()
+    }
+
+    /// Entries in the heads, chunks, whole-record and expiry tables.
+    fn entries(store: &RedbStore) -> (u64, u64, u64, u64) {
+        use redb::ReadableTableMetadata;
+        on_db(store, |db| {
+            let txn = db.begin_read()?;
+            Ok((
+                txn.open_table(HEADS)?.len()?,
+                txn.open_table(CHUNKS)?.len()?,
+                txn.open_table(RESULTS)?.len()?,
+                txn.open_table(EXPIRY)?.len()?,
+            ))
+        })
+    }
+
+    #[tokio::test]
+    async fn a_record_is_kept_as_a_head_and_chunks_and_read_back_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let large = record(2 * CHUNK + 5, "alice");
+        let id = {
+            let store = store(dir.path(), Quota::default()).await;
+            let id = store.put(large.clone()).await.unwrap();
+            let small = store.put(record(3, "alice")).await.unwrap();
+            assert_eq!(entries(&store), (2, 4, 0, 2));
+            assert_eq!(store.get(id).await.unwrap().as_ref(), Some(&large));
+            assert!(store.delete(small).await.unwrap());
+            id
+        };
+        let store = store(dir.path(), Quota::default()).await;
+        assert_eq!(store.get(id).await.unwrap(), Some(large));
+        assert!(store.delete(id).await.unwrap());
+        assert_eq!(entries(&store), (0, 0, 0, 0));
+        assert_eq!(store.get(id).await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn a_missing_chunk_is_a_corrupt_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store(dir.path(), Quota::default()).await;
+        let id = store.put(record(CHUNK + 1, "alice")).await.unwrap();
+        on_db(&store, |db| {
+            let txn = db.begin_write()?;
+            txn.open_table(CHUNKS)?.remove((id.as_u128(), 1))?;
+            Ok(txn.commit()?)
+        });
+        assert!(matches!(store.get(id).await, Err(StoreError::Corrupt { .. })));
+    }
+
+    /// Records stored whole by earlier versions (the `results` table) are read, counted
+    /// against the quota after a restart, deleted and swept like the others.
+    #[tokio::test]
+    async fn records_of_the_whole_record_layout_are_still_served() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = record(1000, "alice");
+        let expiring = {
+            let mut r = record(10, "bob");
+            r.expires = Timestamp::with_fraction_digits(
+                r.created.datetime() + chrono::Duration::milliseconds(50),
+                3,
+            );
+            r
+        };
+        let key = |id: u128| RecordId::parse(&format!("{id:032x}")).unwrap();
+        {
+            let store = store(dir.path(), Quota::default()).await;
+            on_db(&store, |db| {
+                let txn = db.begin_write()?;
+                {
+                    let mut results = txn.open_table(RESULTS)?;
+                    let mut expiry = txn.open_table(EXPIRY)?;
+                    for (id, r) in [(7u128, &old), (8u128, &expiring)] {
+                        results.insert(id, r.encode().as_slice())?;
+                        expiry.insert((unix_millis(r.expires), id), ())?;
+                    }
+                }
+                Ok(txn.commit()?)
+            });
+        }
+        // After a restart the old record counts: a quota of its size leaves no room.
+        let store = store(dir.path(), Quota::new(u64::MAX, old.size())).await;
+        assert_eq!(store.get(key(7)).await.unwrap().as_ref(), Some(&old));
+        let refused = store.put(record(1, "alice")).await.unwrap_err();
+        assert!(refused.is_quota(), "{refused}");
+        std::thread::sleep(std::time::Duration::from_millis(60));
+        assert_eq!(store.sweep().await.unwrap(), 1);
+        assert_eq!(entries(&store), (0, 0, 1, 1));
+        assert!(store.delete(key(7)).await.unwrap());
+        assert_eq!(entries(&store), (0, 0, 0, 0));
+        store.put(record(1, "alice")).await.unwrap();
     }
 }

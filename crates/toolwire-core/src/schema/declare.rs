@@ -7,7 +7,7 @@
 //! anything outside itself is refused with a message naming the reference and where it is.
 
 use jsonschema::Draft;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::walk::{self, REF_KEYWORDS};
 use super::{SchemaError, typed};
@@ -17,14 +17,17 @@ const ANNOTATION_ONLY: [&str; 4] = ["$schema", "$id", "title", "description"];
 
 /// The data schema a declaration makes; `None` when it declares no outputs.
 pub(crate) fn data_schema(doc: &Value) -> Result<Option<Value>, SchemaError> {
-    let schema = if typed::is_typed(doc) {
-        match typed::to_schema(doc)? {
-            Some(schema) => schema,
-            None => return Ok(None),
-        }
-    } else {
-        doc.clone()
-    };
+    if typed::is_typed(doc) { checked(typed::to_schema(doc)?) } else { checked(Some(doc.clone())) }
+}
+
+/// [`data_schema`] of a declaration the caller no longer needs (a raw schema is not copied).
+pub(crate) fn data_schema_owned(doc: Value) -> Result<Option<Value>, SchemaError> {
+    if typed::is_typed(&doc) { checked(typed::to_schema(&doc)?) } else { checked(Some(doc)) }
+}
+
+/// The checks every data schema passes before it is compiled.
+fn checked(schema: Option<Value>) -> Result<Option<Value>, SchemaError> {
+    let Some(schema) = schema else { return Ok(None) };
     match &schema {
         Value::Bool(_) | Value::Object(_) => {}
         other => return Err(SchemaError::NotASchema { found: crate::json_kind::kind_of(other) }),
@@ -43,15 +46,115 @@ pub(crate) fn data_schema(doc: &Value) -> Result<Option<Value>, SchemaError> {
 /// formats), and toolwire must never send what any client would reject. Unknown formats (such
 /// as schemars' `uint32`) stay annotations.
 pub(crate) fn compile(schema: &Value) -> Result<jsonschema::Validator, SchemaError> {
-    let draft = draft_of(schema)?;
-    let options =
-        super::exact_numbers(jsonschema::options()).with_draft(draft).should_validate_formats(true);
-    options.offline().build(schema).map_err(|err| {
+    options(draft_of(schema)?).build(schema).map_err(|err| {
         let at = err.instance_path().as_str();
         let message =
             if at.is_empty() { err.to_string() } else { format!("{err} (at {at} in the schema)") };
         SchemaError::DoesNotCompile { message }
     })
+}
+
+/// The options every declaration is compiled with.
+fn options(draft: Draft) -> jsonschema::ValidationOptions<'static> {
+    super::exact_numbers(jsonschema::options())
+        .with_draft(draft)
+        .should_validate_formats(true)
+        .offline()
+}
+
+/// Refuses what [`compile`] refuses without keeping a validator: the schema is checked against
+/// its draft's meta-schema (which is what compiling checks first) and every regular expression
+/// is compiled alone. A schema whose compiling depends on more than that (identifiers, anchors,
+/// dynamic or recursive references, a reference that is not a pointer to a schema of the
+/// document, a nested `$schema`, `$vocabulary`) is compiled, and so is one these checks refuse,
+/// so a refusal always carries the compiler's own message.
+pub(crate) fn check_compiles(schema: &Value) -> Result<(), SchemaError> {
+    if !compiles_unseen(schema)? {
+        compile(schema)?;
+    }
+    Ok(())
+}
+
+/// Whether [`compile`] surely accepts the schema, as far as the checks of [`check_compiles`]
+/// can tell without compiling it; `false` when only compiling can.
+pub(crate) fn compiles_unseen(schema: &Value) -> Result<bool, SchemaError> {
+    let draft = draft_of(schema)?;
+    let meta = match draft {
+        Draft::Draft4 => jsonschema::draft4::meta::is_valid(schema),
+        Draft::Draft6 => jsonschema::draft6::meta::is_valid(schema),
+        Draft::Draft7 => jsonschema::draft7::meta::is_valid(schema),
+        Draft::Draft201909 => jsonschema::draft201909::meta::is_valid(schema),
+        _ => jsonschema::draft202012::meta::is_valid(schema),
+    };
+    Ok(meta && !needs_compiler(schema) && patterns_compile(schema, draft))
+}
+
+/// Keywords whose meaning the compiler works out from the whole document.
+const RESOLVED_BY_COMPILER: [&str; 8] = [
+    "$id",
+    "id",
+    "$anchor",
+    "$dynamicAnchor",
+    "$recursiveAnchor",
+    "$dynamicRef",
+    "$recursiveRef",
+    "$vocabulary",
+];
+
+/// Whether compiling could refuse what the meta-schema accepts for a reason other than a
+/// regular expression (see [`check_compiles`]).
+fn needs_compiler(schema: &Value) -> bool {
+    let mut schemas = std::collections::HashSet::new();
+    let mut references = Vec::new();
+    let mut needed = false;
+    walk::walk(schema, true, &mut |node| {
+        let object = node.object;
+        if RESOLVED_BY_COMPILER.iter().any(|key| object.contains_key(*key))
+            || (!node.is_root && object.contains_key("$schema"))
+        {
+            needed = true;
+            return false;
+        }
+        schemas.insert(node.at.to_owned());
+        if let Some(reference) = object.get("$ref") {
+            references.push(reference);
+        }
+        true
+    });
+    needed
+        || references.into_iter().any(|reference| {
+            let pointer = reference
+                .as_str()
+                .and_then(|r| r.strip_prefix('#'))
+                .filter(|fragment| fragment.is_empty() || fragment.starts_with('/'))
+                .and_then(percent_decode);
+            pointer.is_none_or(|pointer| {
+                !schemas.contains(&pointer)
+                    && !schema.pointer(&pointer).is_some_and(Value::is_boolean)
+            })
+        })
+}
+
+/// Whether every `pattern` and `patternProperties` name compiles, each in a schema of its own
+/// with the options [`compile`] uses.
+fn patterns_compile(schema: &Value, draft: Draft) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    let mut fine = true;
+    walk::walk(schema, true, &mut |node| {
+        let object = node.object;
+        let pattern = object.get("pattern").and_then(Value::as_str);
+        let names = object.get("patternProperties").and_then(Value::as_object);
+        let alone = pattern.map(|p| json!({"pattern": p})).into_iter().chain(
+            names.into_iter().flat_map(|n| n.keys()).map(|n| json!({"patternProperties": {n: {}}})),
+        );
+        for alone in alone {
+            if seen.insert(alone.to_string()) {
+                fine &= options(draft).build(&alone).is_ok();
+            }
+        }
+        fine
+    });
+    fine
 }
 
 /// `true`, `{}`, or an object with only `$schema`, `$id`, `title` and `description`.

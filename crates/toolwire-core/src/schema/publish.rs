@@ -7,9 +7,11 @@
 //! published forms accept exactly what the declaration accepts (wrapped as `{"result": D}` where
 //! the root is wrapped).
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::walk::{REF_KEYWORDS, walk_mut};
+use super::walk::{DATA_KEYWORDS, REF_KEYWORDS, walk_mut};
+use super::{Shape, declare};
 use crate::revision::{DollarSchema, McpCaps, SchemaRules, StructuredCap};
 use crate::target::McpRevision;
 
@@ -71,6 +73,85 @@ const STANDARD_FORMATS: [&str; 19] = [
     "regex",
 ];
 
+/// What a placeholder for a root data array starts with, followed by its index; no
+/// declaration that takes the placeholder path has a string containing it.
+const PLACEHOLDER: &str = "\u{0}toolwire data array ";
+/// The placeholder as serde_json writes it, without its index and closing quote.
+const PLACEHOLDER_WRITTEN: &str = "\"\\u0000toolwire data array ";
+
+/// The placeholder path of [`super::ToolOutput::publish_declaration_text`]; `None` where the
+/// tree path decides.
+pub(crate) fn print_with_raw_data(
+    text: &str,
+    shape: Shape,
+    revision: Option<McpRevision>,
+) -> Option<String> {
+    let members = crate::parse::raw_members(text)?;
+    if members.iter().any(|(key, _)| key == "outputs") {
+        return None;
+    }
+    let mut root = Map::new();
+    let mut held: Vec<(String, &RawValue)> = Vec::new();
+    for (key, raw) in members {
+        let value = if DATA_KEYWORDS.contains(&key.as_str()) && raw.get().starts_with('[') {
+            held.push((key.clone(), raw));
+            Value::Array(Vec::new())
+        } else {
+            serde_json::from_str(raw.get()).ok()?
+        };
+        root.insert(key, value);
+    }
+    if held.is_empty() {
+        return None;
+    }
+    let mut schema = declare::data_schema_owned(Value::Object(root)).ok()??;
+    if !super::passes_unseen(&schema, shape).ok()? || mentions(&schema, PLACEHOLDER) {
+        return None;
+    }
+    if let Value::Object(root) = &mut schema {
+        for (index, (key, _)) in held.iter().enumerate() {
+            root.insert(key.clone(), Value::String(format!("{PLACEHOLDER}{index}")));
+        }
+    }
+    let form = match revision {
+        None => Some(schema),
+        Some(revision) => {
+            let rules = McpCaps::of(revision).schemas;
+            (rules.output_schema != StructuredCap::Never)
+                .then(|| super::publish_form(schema, shape, rules))
+        }
+    };
+    splice(&form.unwrap_or(Value::Null).to_string(), &held)
+}
+
+/// Whether a key or a string anywhere in `value` contains `needle`.
+fn mentions(value: &Value, needle: &str) -> bool {
+    match value {
+        Value::String(text) => text.contains(needle),
+        Value::Array(items) => items.iter().any(|item| mentions(item, needle)),
+        Value::Object(map) => map.iter().any(|(k, v)| k.contains(needle) || mentions(v, needle)),
+        _ => false,
+    }
+}
+
+/// `printed` with every written placeholder replaced by the compact text of the array it
+/// stands for; `None` where that text needs the tree path (see [`crate::data::canonical`]).
+fn splice(printed: &str, held: &[(String, &RawValue)]) -> Option<String> {
+    let arrays: usize = held.iter().map(|(_, raw)| raw.get().len()).sum();
+    let mut out = String::with_capacity(printed.len() + arrays);
+    let mut rest = printed;
+    while let Some(at) = rest.find(PLACEHOLDER_WRITTEN) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + PLACEHOLDER_WRITTEN.len()..];
+        let end = after.find('"')?;
+        let (_, raw) = held.get(after[..end].parse::<usize>().ok()?)?;
+        out.push_str(&crate::data::canonical(raw.get()).ok()?);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
 /// Drops every `format` whose value JSON Schema does not define (schemars writes `uint64`,
 /// `double`, `int32`, …, which validators warn about on every connect). The value bounds a
 /// format like `uint64` stands for are kept by the schema's own `minimum`/`maximum`, if any;
@@ -87,18 +168,18 @@ pub(crate) fn drop_nonstandard_formats(schema: &mut Value) {
 
 /// The data shape's `outputSchema` under `rules` (of a revision that publishes one) of a
 /// declared schema.
-pub(crate) fn publish_output_schema(declared: &Value, rules: SchemaRules) -> Value {
+pub(crate) fn publish_output_schema(declared: Value, rules: SchemaRules) -> Value {
     let mut schema = match rules.output_schema {
         // As declared; a boolean root (only `false` gets here) is spelled out because `Tool`
         // needs an object.
         StructuredCap::Any => match declared {
-            Value::Bool(accept) => boolean_schema(*accept),
-            other => other.clone(),
+            Value::Bool(accept) => boolean_schema(accept),
+            other => other,
         },
-        StructuredCap::ObjectOnly | StructuredCap::Never if super::root_is_object(declared) => {
-            declared.clone()
+        StructuredCap::ObjectOnly | StructuredCap::Never if super::root_is_object(&declared) => {
+            declared
         }
-        StructuredCap::ObjectOnly | StructuredCap::Never => wrap(declared, rules, "result"),
+        StructuredCap::ObjectOnly | StructuredCap::Never => wrap(&declared, rules, "result"),
     };
     conform(&mut schema, rules);
     schema

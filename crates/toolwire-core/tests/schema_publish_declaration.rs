@@ -113,6 +113,11 @@ fn known() -> Vec<Value> {
         json!({"type": "object", "required": "a"}),
         json!({"type": "object", "properties": {"a": {"$ref": "#/properties/b/enum/0"}, "b": {"enum": [{"type": 1}]}}}),
         json!({"type": "object", "properties": {"a": {"$ref": "#/properties/b/enum"}, "b": {"enum": [1]}}}),
+        json!({"type": "object", "x": {"type": 5}, "properties": {"a": {"$ref": "#/x"}}}),
+        json!({"type": "object", "x": {"type": "string"}, "properties": {"a": {"$ref": "#/x"}}}),
+        json!({"type": "object", "x": {"pattern": "("}, "properties": {"a": {"$ref": "#/x"}}}),
+        json!({"type": "object", "properties": {"a": {"$ref": "#/properties/b/enum/0"}, "b": {"enum": [{"pattern": "("}]}}}),
+        json!({"type": "object", "properties": {"a": {"$ref": "#/properties/b/const"}, "b": {"const": true}}}),
         json!({"$id": "::not a uri", "type": "string"}),
         json!({"type": "object", "properties": {"a": {"$id": "a.json", "type": "string"}, "b": {"$ref": "a.json"}}}),
         json!({"type": "string", "format": "date", "contentEncoding": "base64"}),
@@ -131,6 +136,30 @@ fn known() -> Vec<Value> {
         json!({"type": "strin", "enum": ["a"]}),
         json!({"outputs": {"a": {"type": "string"}}, "enum": [{}]}),
         json!({"type": "string", "const": "a", "default": "b", "examples": "c"}),
+        // Root `properties`, which `toolwire schema` reads one schema at a time.
+        json!({"type": "object", "properties": {}}),
+        json!({"properties": {"a": {"type": "string"}}}),
+        json!({"type": "object", "properties": {"a": true, "b": false, "c": {"properties": {"d": false}}}}),
+        json!({"$schema": draft4, "type": "object", "properties": {"a": true}}),
+        json!({"$schema": draft7, "type": "object", "properties": {"a": {"type": "integer", "format": "int64"}}}),
+        json!({"type": "object", "properties": {"a": {"$schema": draft7}}}),
+        json!({"type": "object", "properties": {"a": {"type": "strin"}}, "enum": [{}]}),
+        json!({"type": "object", "properties": {"a": {"pattern": "("}}}),
+        json!({"type": "object", "properties": {"a": {"$id": "a.json"}}}),
+        json!({"type": "object", "properties": {"a/b~c": {"type": "string"}, "d": {"$ref": "#/properties/a~1b~0c"}}}),
+        json!({"type": "object", "properties": {"a": {"items": [{"type": "string"}]}, "d": {"$ref": "#/properties/a/items/0"}}}),
+        json!({"type": "object", "properties": {"a": {"x": {"type": 5}}, "d": {"$ref": "#/properties/a/x"}}}),
+        json!({"type": "object", "properties": {"a": {"enum": [{"type": "string"}]}, "d": {"$ref": "#/properties/a/enum/0"}}}),
+        json!({"type": "object", "properties": {"a": {"type": "string"}, "d": {"$ref": "#/properties/missing"}}}),
+        json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/x"}}, "$defs": {"x": {"type": "string", "format": "uint8"}}}),
+        json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/x"}}, "$defs": {"x": {"$ref": "#/properties/a"}}}),
+        json!({"type": "object", "properties": {"a": {"$ref": "#"}}, "required": ["a"], "$schema": "https://json-schema.org/draft/2020-12/schema"}),
+        json!({"properties": {"a": {"$ref": "#"}}, "enum": [{}]}),
+        json!({"properties": {"a": {"$ref": "#/properties/b"}, "b": {"format": "uint8"}}}),
+        json!({"type": "array", "properties": {"a": false, "b": {"format": "uint8"}}}),
+        json!({"type": "object", "additionalProperties": false, "properties": {"a": false, "b": {"$ref": "#/properties/a"}}}),
+        json!({"type": "object", "properties": {"a": {"const": "\u{0}toolwire raw member 0"}}}),
+        json!({"type": "object", "properties": {"\u{0}toolwire raw member 0": {}}, "enum": [{}]}),
     ]
 }
 
@@ -144,7 +173,9 @@ fn known_declarations_print_what_registration_publishes() {
 }
 
 /// Texts whose arrays hold what only the text shows: number spellings, escapes, whitespace.
-const TEXTS: [&str; 5] = [
+const TEXTS: [&str; 7] = [
+    r##"{"type": "object", "properties": {"a": {"type": "string"}, "a": {"type": "integer"}}}"##,
+    r##"{"type":"object","properties":{ "\u0061\n" : { "type" : "string", "enum" : [ 1E2 ] } , "b":true }}"##,
     r##"{"type": "number", "enum": [1, 2.50, -0, 1E400, 1e-7, 12345678901234567890123]}"##,
     r##"{ "enum" : [ "\u0041\u00e9\ud83d\ude00", "\/\b\f\n\r\t", {"\u0062": 1} ] , "type":"string" }"##,
     r##"{"type": "object", "properties": {"a": {"$ref": "#/enum/0/b"}}, "enum": [{"b": {"type": "string"}}]}"##,
@@ -249,7 +280,9 @@ const KEYS: [&str; 24] = [
     "a",
     "(",
 ];
-const STRINGS: [&str; 16] = [
+const STRINGS: [&str; 18] = [
+    "#/a",
+    "#/properties/a/a",
     "object",
     "array",
     "string",

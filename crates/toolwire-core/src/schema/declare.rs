@@ -6,6 +6,8 @@
 //! retrievers), but every `$ref` is also checked here first: a declaration that would need
 //! anything outside itself is refused with a message naming the reference and where it is.
 
+use std::collections::HashSet;
+
 use jsonschema::Draft;
 use serde_json::{Value, json};
 
@@ -63,11 +65,12 @@ fn options(draft: Draft) -> jsonschema::ValidationOptions<'static> {
 }
 
 /// Refuses what [`compile`] refuses without keeping a validator: the schema is checked against
-/// its draft's meta-schema (which is what compiling checks first) and every regular expression
-/// is compiled alone. A schema whose compiling depends on more than that (identifiers, anchors,
-/// dynamic or recursive references, a reference that is not a pointer to a schema of the
-/// document, a nested `$schema`, `$vocabulary`) is compiled, and so is one these checks refuse,
-/// so a refusal always carries the compiler's own message.
+/// its draft's meta-schema (which is what compiling checks first), every regular expression is
+/// compiled alone, and every reference must point to a schema of the document that passes the
+/// meta-schema too. A schema whose compiling depends on more than that (identifiers, anchors,
+/// dynamic or recursive references, a reference that is not such a pointer, a nested
+/// `$schema`, `$vocabulary`) is compiled, and so is one these checks refuse, so a refusal
+/// always carries the compiler's own message.
 pub(crate) fn check_compiles(schema: &Value) -> Result<(), SchemaError> {
     if !compiles_unseen(schema)? {
         compile(schema)?;
@@ -79,14 +82,33 @@ pub(crate) fn check_compiles(schema: &Value) -> Result<(), SchemaError> {
 /// can tell without compiling it; `false` when only compiling can.
 pub(crate) fn compiles_unseen(schema: &Value) -> Result<bool, SchemaError> {
     let draft = draft_of(schema)?;
-    let meta = match draft {
+    let mut references = Vec::new();
+    if !meta_valid(schema, draft) || !local_checks(schema, true, draft, &mut references) {
+        return Ok(false);
+    }
+    if references.is_empty() {
+        return Ok(true);
+    }
+    let mut walked = HashSet::new();
+    walk::walk(schema, true, &mut |node| {
+        walked.insert(node.at.to_owned());
+        true
+    });
+    Ok(references
+        .iter()
+        .all(|pointer| target_compiles(schema.pointer(pointer), walked.contains(pointer), draft)))
+}
+
+/// Whether `schema` passes the meta-schema of `draft` (as an instance: a boolean or `{}` is
+/// judged too, as it is where it stands inside a document).
+pub(crate) fn meta_valid(schema: &Value, draft: Draft) -> bool {
+    match draft {
         Draft::Draft4 => jsonschema::draft4::meta::is_valid(schema),
         Draft::Draft6 => jsonschema::draft6::meta::is_valid(schema),
         Draft::Draft7 => jsonschema::draft7::meta::is_valid(schema),
         Draft::Draft201909 => jsonschema::draft201909::meta::is_valid(schema),
         _ => jsonschema::draft202012::meta::is_valid(schema),
-    };
-    Ok(meta && !needs_compiler(schema) && patterns_compile(schema, draft))
+    }
 }
 
 /// Keywords whose meaning the compiler works out from the whole document.
@@ -101,60 +123,70 @@ const RESOLVED_BY_COMPILER: [&str; 8] = [
     "$vocabulary",
 ];
 
-/// Whether compiling could refuse what the meta-schema accepts for a reason other than a
-/// regular expression (see [`check_compiles`]).
-fn needs_compiler(schema: &Value) -> bool {
-    let mut schemas = std::collections::HashSet::new();
-    let mut references = Vec::new();
-    let mut needed = false;
-    walk::walk(schema, true, &mut |node| {
+/// The checks of [`compiles_unseen`] that need only `schema` (a document root, or a schema
+/// inside one when `is_root` is false): no keyword only the compiler settles, no `$schema`
+/// below the root, every `pattern` and `patternProperties` name compiling, and every `$ref` a
+/// JSON pointer into the document, collected (decoded) into `references`. `false` when one
+/// fails.
+pub(crate) fn local_checks(
+    schema: &Value,
+    is_root: bool,
+    draft: Draft,
+    references: &mut Vec<String>,
+) -> bool {
+    let mut fine = true;
+    walk::walk(schema, is_root, &mut |node| {
         let object = node.object;
-        if RESOLVED_BY_COMPILER.iter().any(|key| object.contains_key(*key))
-            || (!node.is_root && object.contains_key("$schema"))
-        {
-            needed = true;
-            return false;
-        }
-        schemas.insert(node.at.to_owned());
-        if let Some(reference) = object.get("$ref") {
-            references.push(reference);
-        }
-        true
-    });
-    needed
-        || references.into_iter().any(|reference| {
+        fine &= !RESOLVED_BY_COMPILER.iter().any(|key| object.contains_key(*key))
+            && (node.is_root || !object.contains_key("$schema"))
+            && patterns_compile(object, draft);
+        if let Some(reference) = object.get("$ref").filter(|_| fine) {
             let pointer = reference
                 .as_str()
                 .and_then(|r| r.strip_prefix('#'))
                 .filter(|fragment| fragment.is_empty() || fragment.starts_with('/'))
                 .and_then(percent_decode);
-            pointer.is_none_or(|pointer| {
-                !schemas.contains(&pointer)
-                    && !schema.pointer(&pointer).is_some_and(Value::is_boolean)
-            })
-        })
-}
-
-/// Whether every `pattern` and `patternProperties` name compiles, each in a schema of its own
-/// with the options [`compile`] uses.
-fn patterns_compile(schema: &Value, draft: Draft) -> bool {
-    let mut seen = std::collections::HashSet::new();
-    let mut fine = true;
-    walk::walk(schema, true, &mut |node| {
-        let object = node.object;
-        let pattern = object.get("pattern").and_then(Value::as_str);
-        let names = object.get("patternProperties").and_then(Value::as_object);
-        let alone = pattern.map(|p| json!({"pattern": p})).into_iter().chain(
-            names.into_iter().flat_map(|n| n.keys()).map(|n| json!({"patternProperties": {n: {}}})),
-        );
-        for alone in alone {
-            if seen.insert(alone.to_string()) {
-                fine &= options(draft).build(&alone).is_ok();
+            match pointer {
+                Some(pointer) => references.push(pointer),
+                None => fine = false,
             }
         }
         fine
     });
     fine
+}
+
+/// Whether the `pattern` and every `patternProperties` name of one schema object compile, each
+/// in a schema of its own with the options [`compile`] uses.
+fn patterns_compile(object: &serde_json::Map<String, Value>, draft: Draft) -> bool {
+    let pattern = object.get("pattern").and_then(Value::as_str);
+    let names = object.get("patternProperties").and_then(Value::as_object);
+    let mut alone = pattern.map(|p| json!({"pattern": p})).into_iter().chain(
+        names.into_iter().flat_map(|n| n.keys()).map(|n| json!({"patternProperties": {n: {}}})),
+    );
+    alone.all(|alone| options(draft).build(&alone).is_ok())
+}
+
+/// Whether a reference compiles whose target in the document is `target`: a boolean, or a
+/// schema object the walk of [`local_checks`] reaches (`walked`: so its own keywords were
+/// checked) that passes the meta-schema on its own (the walk also reaches schemas under
+/// unknown keywords, which the meta-schema of the document does not look at).
+pub(crate) fn target_compiles(target: Option<&Value>, walked: bool, draft: Draft) -> bool {
+    match target {
+        Some(Value::Bool(_)) => true,
+        Some(target @ Value::Object(_)) => walked && meta_valid(target, draft),
+        _ => false,
+    }
+}
+
+/// Whether the walk of `schema` reaches a schema object at `pointer`.
+pub(crate) fn reaches(schema: &Value, is_root: bool, pointer: &str) -> bool {
+    let mut found = false;
+    walk::walk(schema, is_root, &mut |node| {
+        found |= node.at == pointer;
+        !found && pointer.starts_with(node.at)
+    });
+    found
 }
 
 /// `true`, `{}`, or an object with only `$schema`, `$id`, `title` and `description`.
@@ -168,7 +200,7 @@ fn accepts_everything(schema: &Value) -> bool {
 
 /// The draft the root names (2020-12 when it names none); every `$schema` in the document must
 /// be one of the supported drafts.
-fn draft_of(schema: &Value) -> Result<Draft, SchemaError> {
+pub(crate) fn draft_of(schema: &Value) -> Result<Draft, SchemaError> {
     let mut problem = None;
     walk::walk(schema, true, &mut |node| {
         if let Some(value) = node.object.get("$schema")

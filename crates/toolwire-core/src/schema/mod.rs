@@ -139,7 +139,7 @@ impl ToolOutput {
         revision: Option<McpRevision>,
     ) -> Result<Result<String, SchemaError>, serde_json::Error> {
         if let Some(printed) = publish::print_with_raw_data(text, shape, revision) {
-            return Ok(Ok(printed));
+            return Ok(printed);
         }
         let doc: Value = serde_json::from_str(text)?;
         Ok(Self::publish_declaration(doc, shape, revision)
@@ -217,12 +217,6 @@ impl ToolOutput {
             )),
         }
     }
-}
-
-/// The checks of [`ToolOutput::publish_declaration`] on a data schema; `Ok(false)` when one
-/// of them needs a compiled validator to answer.
-pub(crate) fn passes_unseen(schema: &Value, shape: Shape) -> Result<bool, SchemaError> {
-    Ok(declare::compiles_unseen(schema)? && (shape != Shape::Envelope || root_is_object(schema)))
 }
 
 /// The `outputSchema` of a declared data schema under `rules` (of a revision that publishes one).

@@ -5,6 +5,8 @@
 //! The compiler is configured offline (and the crate is built without its HTTP and file
 //! retrievers), but every `$ref` is also checked here first: a declaration that would need
 //! anything outside itself is refused with a message naming the reference and where it is.
+//! Where only the published form is wanted ([`check_compiles`]), whether the schema compiles is
+//! settled without keeping a validator wherever that answer is exact.
 
 use std::collections::HashSet;
 

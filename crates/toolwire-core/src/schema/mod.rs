@@ -5,7 +5,8 @@
 //! Rust type ([`ToolOutput::from_type`]), a typed output document `{"outputs": {…}}` or a raw
 //! JSON Schema ([`ToolOutput::from_declaration`]). Everything that could fail is refused when
 //! the declaration is made, never when a tool is called, and nothing is ever fetched from the
-//! network.
+//! network. [`ToolOutput::publish_declaration_text`] gives the published form of a declaration
+//! with the same refusals but without a compiled validator, for declarations of any size.
 
 mod declare;
 mod envelope;

@@ -6,6 +6,10 @@
 //! boolean property schemas are spelled out; 2026-07-28 takes any JSON Schema as declared. The
 //! published forms accept exactly what the declaration accepts (wrapped as `{"result": D}` where
 //! the root is wrapped).
+//!
+//! [`print_with_raw_data`] publishes a declaration given as text with its bulky root members
+//! (data arrays, `properties`) kept as text, so printing a large declaration never holds its
+//! whole tree.
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};

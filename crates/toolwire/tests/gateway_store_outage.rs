@@ -64,15 +64,22 @@ impl Drop for Redis {
     }
 }
 
-#[test]
-fn a_read_while_redis_is_down_says_to_retry_and_a_bad_link_is_still_not_found() {
-    let mut redis = Redis::start();
+/// A Redis server and a gateway storing results in it (anonymous callers allowed), with
+/// `store_lines` added to its `[store]` table.
+fn gateway_on_redis(store_lines: &str) -> (Redis, Server) {
+    let redis = Redis::start();
     let config = format!(
-        "[store]\nurl = \"redis://127.0.0.1:{}/\"\nsigning_keys_env = \"TW_KEYS\"\noffload_fallback = \"inline\"\n\n[auth]\nanonymous = true\n",
+        "[store]\nurl = \"redis://127.0.0.1:{}/\"\nsigning_keys_env = \"TW_KEYS\"\n{store_lines}\n[auth]\nanonymous = true\n",
         redis.port
     );
     let keys = toolwire_store::KeySet::generate().unwrap().to_json();
     let server = Server::start(Some(&config), &[("TW_KEYS", &keys)]);
+    (redis, server)
+}
+
+#[test]
+fn a_read_while_redis_is_down_says_to_retry_and_a_bad_link_is_still_not_found() {
+    let (mut redis, server) = gateway_on_redis("offload_fallback = \"inline\"\n");
     // A handshake revision, and stateless 2026-07-28 (where not found is -32602).
     let mut clients: Vec<(HttpClient, String, i64)> =
         [("2025-11-25", -32002), ("2026-07-28", -32602)]
@@ -120,13 +127,7 @@ fn a_read_while_redis_is_down_says_to_retry_and_a_bad_link_is_still_not_found() 
 
 #[test]
 fn read_result_while_redis_is_down_says_to_call_again_and_a_bad_link_says_it_will_not_help() {
-    let mut redis = Redis::start();
-    let config = format!(
-        "[store]\nurl = \"redis://127.0.0.1:{}/\"\nsigning_keys_env = \"TW_KEYS\"\n\n[auth]\nanonymous = true\n",
-        redis.port
-    );
-    let keys = toolwire_store::KeySet::generate().unwrap().to_json();
-    let server = Server::start(Some(&config), &[("TW_KEYS", &keys)]);
+    let (mut redis, server) = gateway_on_redis("");
     // A host that cannot follow links reads them through the `read_result` tool.
     let mut client = HttpClient::connect_as(&server.url, "2025-11-25", None, "codex-mcp-client");
     let response = client.call("catalog_export", json!({}));

@@ -121,6 +121,9 @@ fn known() -> Vec<Value> {
         json!({"$id": "::not a uri", "type": "string"}),
         json!({"type": "object", "properties": {"a": {"$id": "a.json", "type": "string"}, "b": {"$ref": "a.json"}}}),
         json!({"type": "string", "format": "date", "contentEncoding": "base64"}),
+        json!({"type": "string", "format": "no-such-format", "contentEncoding": "rot13", "contentMediaType": "x/y"}),
+        json!({"$schema": draft7, "type": "object", "properties": {"a": {"$ref": "#/definitions/d", "pattern": "("}}, "definitions": {"d": {"type": "string"}}}),
+        json!({"$schema": draft4, "type": "number", "exclusiveMinimum": true}),
         // Arrays of data at the root, which `toolwire schema` keeps as text.
         json!({"type": "object", "enum": [{"b": 1, "a": [true, null]}, {}], "default": [1], "examples": [[{"x": "\u{41}\n\"é"}]], "const": [2]}),
         json!({"type": "object", "properties": {"a": {"type": "string", "format": "uint32"}}, "enum": [{"a": "x"}]}),
@@ -173,7 +176,8 @@ fn known_declarations_print_what_registration_publishes() {
 }
 
 /// Texts whose arrays hold what only the text shows: number spellings, escapes, whitespace.
-const TEXTS: [&str; 7] = [
+const TEXTS: [&str; 8] = [
+    r##"{"type": "number", "multipleOf": 1e-400, "maximum": 100.0000000000000000001, "enum": [1]}"##,
     r##"{"type": "object", "properties": {"a": {"type": "string"}, "a": {"type": "integer"}}}"##,
     r##"{"type":"object","properties":{ "\u0061\n" : { "type" : "string", "enum" : [ 1E2 ] } , "b":true }}"##,
     r##"{"type": "number", "enum": [1, 2.50, -0, 1E400, 1e-7, 12345678901234567890123]}"##,

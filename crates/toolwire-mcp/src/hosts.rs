@@ -120,6 +120,43 @@ fn page(text: &str, offset: usize, length: usize) -> (usize, &str) {
     (start, &text[start..end])
 }
 
+/// What a `read_result` caller is told about a read that failed. Only an outage of the store's
+/// backend is worth another call (`upstream_unavailable`, `details.retryable`); a link that is
+/// unknown, expired or another caller's is `not_found`, and a damaged record is a
+/// `tool_error`, both saying that calling again will not help.
+fn read_failure(uri: &str, error: &ReadError) -> ToolError {
+    let gone = match error {
+        ReadError::NotFound { .. } => true,
+        ReadError::Store(store) => store.kind() == "expired",
+        _ => false,
+    };
+    if gone {
+        ToolError::new(
+            ErrorCode::NotFound,
+            format!(
+                "No stored result at {uri}: the link is unknown, expired or not yours; calling {READ_RESULT_TOOL} again will not help"
+            ),
+        )
+    } else if error.is_retryable() {
+        let mut details = Map::new();
+        details.insert("retryable".into(), Value::Bool(true));
+        ToolError::new(
+            ErrorCode::UpstreamUnavailable,
+            format!(
+                "The result store is temporarily unavailable, so the stored result could not be read; the link is still valid: call {READ_RESULT_TOOL} again later"
+            ),
+        )
+        .with_details(details)
+    } else {
+        ToolError::new(
+            ErrorCode::ToolError,
+            format!(
+                "The stored result at {uri} is damaged and cannot be read; calling {READ_RESULT_TOOL} again will not help"
+            ),
+        )
+    }
+}
+
 /// The result of one `read_result` call: the page and where the next one starts, as a
 /// `ToolResult` for the host's render.
 async fn read_page(
@@ -131,18 +168,11 @@ async fn read_page(
 ) -> ToolResult {
     let read = match config.read_stored(&args.uri, principal, revision).await {
         Ok(read) => read,
-        Err(ReadError::NotFound { .. }) => {
-            return ToolResult::failure(ToolError::new(
-                ErrorCode::NotFound,
-                format!("No stored result at {} (expired, or not yours)", args.uri),
-            ));
-        }
         Err(error) => {
-            tracing::error!(uri = %args.uri, %error, "could not read a stored result");
-            return ToolResult::failure(ToolError::new(
-                ErrorCode::UpstreamUnavailable,
-                "The stored result could not be read; try again",
-            ));
+            if !matches!(error, ReadError::NotFound { .. }) {
+                tracing::error!(uri = %args.uri, %error, "could not read a stored result");
+            }
+            return ToolResult::failure(read_failure(&args.uri, &error));
         }
     };
     let texts: Vec<&str> = read.contents.iter().filter_map(|c| c.text.as_deref()).collect();
@@ -207,6 +237,38 @@ pub(crate) async fn read_result(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_an_outage_is_called_retryable() {
+        use toolwire_store::{RecordId, StoreError};
+        let uri = "toolwire://results/x";
+        let id = RecordId::parse("0123456789abcdef0123456789abcdef").expect("a record id");
+        let not_yours = ReadError::NotFound { uri: uri.to_owned() };
+        let expired = ReadError::Store(StoreError::AlreadyExpired { expires: "then".into() });
+        let outage = ReadError::Store(StoreError::Task("the runtime shut down".into()));
+        let corrupt = ReadError::Store(StoreError::Corrupt { id });
+        let not_a_result = ReadError::NotAResult { id, reason: "not v1".into() };
+        let gone = "No stored result at toolwire://results/x: the link is unknown, expired or not yours; calling read_result again will not help";
+        let damaged = "The stored result at toolwire://results/x is damaged and cannot be read; calling read_result again will not help";
+        for (error, code, message) in [
+            (not_yours, ErrorCode::NotFound, gone),
+            (expired, ErrorCode::NotFound, gone),
+            (corrupt, ErrorCode::ToolError, damaged),
+            (not_a_result, ErrorCode::ToolError, damaged),
+        ] {
+            let told = read_failure(uri, &error);
+            assert_eq!((&told.code, told.message.as_str()), (&code, message), "{error}");
+            assert_eq!(told.details, None, "{error}");
+            assert!(!told.message.contains("try again"), "{error}");
+        }
+        let told = read_failure(uri, &outage);
+        assert_eq!(told.code, ErrorCode::UpstreamUnavailable);
+        assert_eq!(
+            told.message,
+            "The result store is temporarily unavailable, so the stored result could not be read; the link is still valid: call read_result again later"
+        );
+        assert_eq!(told.details.and_then(|d| d.get("retryable").cloned()), Some(Value::Bool(true)));
+    }
 
     #[test]
     fn pages_stay_on_char_boundaries() {

@@ -128,3 +128,35 @@ fn a_missing_target_is_a_usage_error() {
     assert_eq!(run.code, Some(2));
     assert_eq!(run.stdout, "");
 }
+
+#[test]
+fn a_declaration_that_does_not_compile_exits_2_with_the_compilers_message() {
+    let bad_regex = r#"{"type": "object", "properties": {"a": {"type": "string", "pattern": "("}}, "enum": [{"a": "x"}]}"#;
+    let run = schema(&["--target", "mcp-2025-11-25"], bad_regex);
+    assert_eq!(run.code, Some(2));
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "toolwire: declaration refused: the schema does not compile: \"(\" is not a \"regex\" (at /properties/a/pattern in the schema)\n"
+    );
+    let bad_type = schema(&["--target", "legacy"], r#"{"type": "strin", "enum": ["a"]}"#);
+    assert_eq!(bad_type.code, Some(2));
+    assert!(
+        bad_type.stderr.starts_with("toolwire: declaration refused: the schema does not compile: "),
+        "{}",
+        bad_type.stderr
+    );
+}
+
+#[test]
+fn a_root_enum_is_printed_compact_as_written() {
+    let declaration = "{ \"type\": \"number\",\n  \"enum\": [ 1, 2.50, 1E400, \"\\u0041\" ] }";
+    let run = schema(&["--target", "mcp-2025-11-25"], declaration);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "{\"type\":\"object\",\"properties\":{\"result\":{\"type\":\"number\",\"enum\":[1,2.50,1e+400,\"A\"]}},\"required\":[\"result\"],\"x-fastmcp-wrap-result\":true}\n"
+    );
+    let declared = schema(&["--target", "a2a-1.0"], declaration);
+    assert_eq!(declared.stdout, "{\"type\":\"number\",\"enum\":[1,2.50,1e+400,\"A\"]}\n");
+}

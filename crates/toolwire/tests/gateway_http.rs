@@ -180,25 +180,29 @@ fn sigterm_stops_the_server_gracefully() {
 
 #[test]
 fn a_bad_config_names_the_file_and_key_and_exits_2() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("bad.toml");
-    std::fs::write(&path, "phase = \"loud\"\n").unwrap();
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_toolwire"))
-        .args(["serve", "--config"])
-        .arg(&path)
-        .env_remove("TOOLWIRE_PHASE")
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8(output.stderr).unwrap();
-    assert_eq!(
-        stderr.trim_end(),
-        format!(
-            "toolwire: {}: line 1 (`phase`): unknown phase `loud`; expected compat or spec",
-            path.display()
-        )
-    );
-    assert!(output.stdout.is_empty());
+    let cases = [
+        ("phase = \"loud\"\n", "line 1 (`phase`): unknown phase `loud`; expected compat or spec"),
+        // A device as the CA bundle is refused before it is read (reading it would never end).
+        (
+            "[[tools]]\nname = \"a\"\ndescription = \"d\"\nendpoint = \"https://127.0.0.1:9/\"\nca_file = \"/dev/zero\"\n",
+            "tools[0].ca_file: cannot read /dev/zero: not a regular file",
+        ),
+    ];
+    for (config, refusal) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.toml");
+        std::fs::write(&path, config).unwrap();
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_toolwire"))
+            .args(["serve", "--config"])
+            .arg(&path)
+            .env_remove("TOOLWIRE_PHASE")
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2));
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(stderr.trim_end(), format!("toolwire: {}: {refusal}", path.display()));
+        assert!(output.stdout.is_empty());
+    }
 }
 
 #[test]

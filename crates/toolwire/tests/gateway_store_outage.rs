@@ -2,7 +2,9 @@
 //! store is temporarily unavailable and to retry, with `data: {"retryable": true}`, on the
 //! JSON-RPC code of an internal error (-32603); a link that is unknown, expired or tampered with
 //! is still the one not-found of its revision, with no hint. With `offload_fallback =
-//! "inline"`, an over-limit result is sent inline during the outage.
+//! "inline"`, an over-limit result is sent inline during the outage. The `read_result` tool
+//! says the same: call again later during an outage, and that calling again will not help for a
+//! bad link.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -62,15 +64,22 @@ impl Drop for Redis {
     }
 }
 
-#[test]
-fn a_read_while_redis_is_down_says_to_retry_and_a_bad_link_is_still_not_found() {
-    let mut redis = Redis::start();
+/// A Redis server and a gateway storing results in it (anonymous callers allowed), with
+/// `store_lines` added to its `[store]` table.
+fn gateway_on_redis(store_lines: &str) -> (Redis, Server) {
+    let redis = Redis::start();
     let config = format!(
-        "[store]\nurl = \"redis://127.0.0.1:{}/\"\nsigning_keys_env = \"TW_KEYS\"\noffload_fallback = \"inline\"\n\n[auth]\nanonymous = true\n",
+        "[store]\nurl = \"redis://127.0.0.1:{}/\"\nsigning_keys_env = \"TW_KEYS\"\n{store_lines}\n[auth]\nanonymous = true\n",
         redis.port
     );
     let keys = toolwire_store::KeySet::generate().unwrap().to_json();
     let server = Server::start(Some(&config), &[("TW_KEYS", &keys)]);
+    (redis, server)
+}
+
+#[test]
+fn a_read_while_redis_is_down_says_to_retry_and_a_bad_link_is_still_not_found() {
+    let (mut redis, server) = gateway_on_redis("offload_fallback = \"inline\"\n");
     // A handshake revision, and stateless 2026-07-28 (where not found is -32602).
     let mut clients: Vec<(HttpClient, String, i64)> =
         [("2025-11-25", -32002), ("2026-07-28", -32602)]
@@ -114,4 +123,31 @@ fn a_read_while_redis_is_down_says_to_retry_and_a_bad_link_is_still_not_found() 
         assert_eq!(envelope["data"].as_array().map(Vec::len), Some(2000));
         assert_eq!(response["result"]["isError"], serde_json::Value::Null);
     }
+}
+
+#[test]
+fn read_result_while_redis_is_down_says_to_call_again_and_a_bad_link_says_it_will_not_help() {
+    let (mut redis, server) = gateway_on_redis("");
+    // A host that cannot follow links reads them through the `read_result` tool.
+    let mut client = HttpClient::connect_as(&server.url, "2025-11-25", None, "codex-mcp-client");
+    let response = client.call("catalog_export", json!({}));
+    let link = gateway::stored_link(&response["result"]);
+    let page = client.call("read_result", json!({"uri": link}));
+    assert_eq!(page["result"]["isError"], serde_json::Value::Null, "{page}");
+
+    redis.stop();
+    let outage = client.call("read_result", json!({"uri": link}));
+    assert_eq!(outage["result"]["isError"], true, "{outage}");
+    let told = gateway::texts(&outage["result"]).join("\n");
+    assert!(told.contains("upstream_unavailable"), "{told}");
+    assert!(told.contains("the link is still valid: call read_result again later"), "{told}");
+    assert!(told.contains("\"retryable\":true"), "{told}");
+
+    let tampered = link.replace("sig=", "sig=A");
+    let refused = client.call("read_result", json!({"uri": tampered}));
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    let told = gateway::texts(&refused["result"]).join("\n");
+    assert!(told.contains("not_found"), "{told}");
+    assert!(told.contains("calling read_result again will not help"), "{told}");
+    assert!(!told.contains("again later") && !told.contains("retryable"), "{told}");
 }

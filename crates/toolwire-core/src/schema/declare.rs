@@ -5,9 +5,13 @@
 //! The compiler is configured offline (and the crate is built without its HTTP and file
 //! retrievers), but every `$ref` is also checked here first: a declaration that would need
 //! anything outside itself is refused with a message naming the reference and where it is.
+//! Where only the published form is wanted ([`check_compiles`]), whether the schema compiles is
+//! settled without keeping a validator wherever that answer is exact.
+
+use std::collections::HashSet;
 
 use jsonschema::Draft;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::walk::{self, REF_KEYWORDS};
 use super::{SchemaError, typed};
@@ -17,14 +21,17 @@ const ANNOTATION_ONLY: [&str; 4] = ["$schema", "$id", "title", "description"];
 
 /// The data schema a declaration makes; `None` when it declares no outputs.
 pub(crate) fn data_schema(doc: &Value) -> Result<Option<Value>, SchemaError> {
-    let schema = if typed::is_typed(doc) {
-        match typed::to_schema(doc)? {
-            Some(schema) => schema,
-            None => return Ok(None),
-        }
-    } else {
-        doc.clone()
-    };
+    if typed::is_typed(doc) { checked(typed::to_schema(doc)?) } else { checked(Some(doc.clone())) }
+}
+
+/// [`data_schema`] of a declaration the caller no longer needs (a raw schema is not copied).
+pub(crate) fn data_schema_owned(doc: Value) -> Result<Option<Value>, SchemaError> {
+    if typed::is_typed(&doc) { checked(typed::to_schema(&doc)?) } else { checked(Some(doc)) }
+}
+
+/// The checks every data schema passes before it is compiled.
+fn checked(schema: Option<Value>) -> Result<Option<Value>, SchemaError> {
+    let Some(schema) = schema else { return Ok(None) };
     match &schema {
         Value::Bool(_) | Value::Object(_) => {}
         other => return Err(SchemaError::NotASchema { found: crate::json_kind::kind_of(other) }),
@@ -43,15 +50,145 @@ pub(crate) fn data_schema(doc: &Value) -> Result<Option<Value>, SchemaError> {
 /// formats), and toolwire must never send what any client would reject. Unknown formats (such
 /// as schemars' `uint32`) stay annotations.
 pub(crate) fn compile(schema: &Value) -> Result<jsonschema::Validator, SchemaError> {
-    let draft = draft_of(schema)?;
-    let options =
-        super::exact_numbers(jsonschema::options()).with_draft(draft).should_validate_formats(true);
-    options.offline().build(schema).map_err(|err| {
+    options(draft_of(schema)?).build(schema).map_err(|err| {
         let at = err.instance_path().as_str();
         let message =
             if at.is_empty() { err.to_string() } else { format!("{err} (at {at} in the schema)") };
         SchemaError::DoesNotCompile { message }
     })
+}
+
+/// The options every declaration is compiled with.
+fn options(draft: Draft) -> jsonschema::ValidationOptions<'static> {
+    super::exact_numbers(jsonschema::options())
+        .with_draft(draft)
+        .should_validate_formats(true)
+        .offline()
+}
+
+/// Refuses what [`compile`] refuses without keeping a validator: the schema is checked against
+/// its draft's meta-schema (which is what compiling checks first), every regular expression is
+/// compiled alone, and every reference must point to a schema of the document that passes the
+/// meta-schema too. A schema whose compiling depends on more than that (identifiers, anchors,
+/// dynamic or recursive references, a reference that is not such a pointer, a nested
+/// `$schema`, `$vocabulary`) is compiled, and so is one these checks refuse, so a refusal
+/// always carries the compiler's own message.
+pub(crate) fn check_compiles(schema: &Value) -> Result<(), SchemaError> {
+    if !compiles_unseen(schema)? {
+        compile(schema)?;
+    }
+    Ok(())
+}
+
+/// Whether [`compile`] surely accepts the schema, as far as the checks of [`check_compiles`]
+/// can tell without compiling it; `false` when only compiling can.
+pub(crate) fn compiles_unseen(schema: &Value) -> Result<bool, SchemaError> {
+    let draft = draft_of(schema)?;
+    let mut references = Vec::new();
+    if !meta_valid(schema, draft) || !local_checks(schema, true, draft, &mut references) {
+        return Ok(false);
+    }
+    if references.is_empty() {
+        return Ok(true);
+    }
+    let mut walked = HashSet::new();
+    walk::walk(schema, true, &mut |node| {
+        walked.insert(node.at.to_owned());
+        true
+    });
+    Ok(references
+        .iter()
+        .all(|pointer| target_compiles(schema.pointer(pointer), walked.contains(pointer), draft)))
+}
+
+/// Whether `schema` passes the meta-schema of `draft` (as an instance: a boolean or `{}` is
+/// judged too, as it is where it stands inside a document).
+pub(crate) fn meta_valid(schema: &Value, draft: Draft) -> bool {
+    match draft {
+        Draft::Draft4 => jsonschema::draft4::meta::is_valid(schema),
+        Draft::Draft6 => jsonschema::draft6::meta::is_valid(schema),
+        Draft::Draft7 => jsonschema::draft7::meta::is_valid(schema),
+        Draft::Draft201909 => jsonschema::draft201909::meta::is_valid(schema),
+        _ => jsonschema::draft202012::meta::is_valid(schema),
+    }
+}
+
+/// Keywords whose meaning the compiler works out from the whole document.
+const RESOLVED_BY_COMPILER: [&str; 8] = [
+    "$id",
+    "id",
+    "$anchor",
+    "$dynamicAnchor",
+    "$recursiveAnchor",
+    "$dynamicRef",
+    "$recursiveRef",
+    "$vocabulary",
+];
+
+/// The checks of [`compiles_unseen`] that need only `schema` (a document root, or a schema
+/// inside one when `is_root` is false): no keyword only the compiler settles, no `$schema`
+/// below the root, every `pattern` and `patternProperties` name compiling, and every `$ref` a
+/// JSON pointer into the document, collected (decoded) into `references`. `false` when one
+/// fails.
+pub(crate) fn local_checks(
+    schema: &Value,
+    is_root: bool,
+    draft: Draft,
+    references: &mut Vec<String>,
+) -> bool {
+    let mut fine = true;
+    walk::walk(schema, is_root, &mut |node| {
+        let object = node.object;
+        fine &= !RESOLVED_BY_COMPILER.iter().any(|key| object.contains_key(*key))
+            && (node.is_root || !object.contains_key("$schema"))
+            && patterns_compile(object, draft);
+        if let Some(reference) = object.get("$ref").filter(|_| fine) {
+            let pointer = reference
+                .as_str()
+                .and_then(|r| r.strip_prefix('#'))
+                .filter(|fragment| fragment.is_empty() || fragment.starts_with('/'))
+                .and_then(percent_decode);
+            match pointer {
+                Some(pointer) => references.push(pointer),
+                None => fine = false,
+            }
+        }
+        fine
+    });
+    fine
+}
+
+/// Whether the `pattern` and every `patternProperties` name of one schema object compile, each
+/// in a schema of its own with the options [`compile`] uses.
+fn patterns_compile(object: &serde_json::Map<String, Value>, draft: Draft) -> bool {
+    let pattern = object.get("pattern").and_then(Value::as_str);
+    let names = object.get("patternProperties").and_then(Value::as_object);
+    let mut alone = pattern.map(|p| json!({"pattern": p})).into_iter().chain(
+        names.into_iter().flat_map(|n| n.keys()).map(|n| json!({"patternProperties": {n: {}}})),
+    );
+    alone.all(|alone| options(draft).build(&alone).is_ok())
+}
+
+/// Whether a reference compiles whose target in the document is `target`: a boolean, or a
+/// schema object the walk of [`local_checks`] reaches (`walked`: so its own keywords were
+/// checked) that passes the meta-schema on its own (the walk also reaches schemas under
+/// unknown keywords, which the meta-schema of the document does not look at).
+pub(crate) fn target_compiles(target: Option<&Value>, walked: bool, draft: Draft) -> bool {
+    match target {
+        Some(Value::Bool(_)) => true,
+        Some(target @ Value::Object(_)) => walked && meta_valid(target, draft),
+        _ => false,
+    }
+}
+
+/// Whether the walk of `schema` reaches a schema object at `pointer`.
+pub(crate) fn reaches(schema: &Value, is_root: bool, pointer: &str) -> bool {
+    let mut found = false;
+    walk::walk(schema, is_root, &mut |node| {
+        found |= node.at == pointer;
+        !found && pointer.starts_with(node.at)
+    });
+    found
 }
 
 /// `true`, `{}`, or an object with only `$schema`, `$id`, `title` and `description`.
@@ -65,7 +202,7 @@ fn accepts_everything(schema: &Value) -> bool {
 
 /// The draft the root names (2020-12 when it names none); every `$schema` in the document must
 /// be one of the supported drafts.
-fn draft_of(schema: &Value) -> Result<Draft, SchemaError> {
+pub(crate) fn draft_of(schema: &Value) -> Result<Draft, SchemaError> {
     let mut problem = None;
     walk::walk(schema, true, &mut |node| {
         if let Some(value) = node.object.get("$schema")

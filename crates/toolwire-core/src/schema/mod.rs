@@ -5,7 +5,8 @@
 //! Rust type ([`ToolOutput::from_type`]), a typed output document `{"outputs": {…}}` or a raw
 //! JSON Schema ([`ToolOutput::from_declaration`]). Everything that could fail is refused when
 //! the declaration is made, never when a tool is called, and nothing is ever fetched from the
-//! network.
+//! network. [`ToolOutput::publish_declaration_text`] gives the published form of a declaration
+//! with the same refusals but without a compiled validator, for declarations of any size.
 
 mod declare;
 mod envelope;
@@ -85,12 +86,7 @@ impl ToolOutput {
             {
                 continue;
             }
-            let mut form = match shape {
-                Shape::Envelope => envelope::publish(&schema, rules),
-                _ => publish::publish_output_schema(&schema, rules),
-            };
-            publish::drop_nonstandard_formats(&mut form);
-            published.push((rules, form));
+            published.push((rules, publish_form(schema.clone(), shape, rules)));
         }
         Ok(Self {
             inner: Arc::new(Inner {
@@ -98,6 +94,57 @@ impl ToolOutput {
                 declared: Some(Declared { schema, validator, published }),
             }),
         })
+    }
+
+    /// What [`Self::published`] (for `Some(revision)`) or [`Self::declared`] (for `None`) gives
+    /// for a declaration, refusing exactly what [`Self::from_declaration`] refuses with the
+    /// same error, but without keeping a compiled validator or a copy of the declaration: for
+    /// printing the published form of declarations of any size.
+    pub fn publish_declaration(
+        doc: Value,
+        shape: Shape,
+        revision: Option<McpRevision>,
+    ) -> Result<Option<Value>, SchemaError> {
+        let Some(schema) = declare::data_schema_owned(doc)? else {
+            return Ok(None);
+        };
+        declare::check_compiles(&schema)?;
+        if shape == Shape::Envelope && !root_is_object(&schema) {
+            return Err(SchemaError::EnvelopeRootNotObject);
+        }
+        let Some(revision) = revision else {
+            return Ok(Some(schema));
+        };
+        let rules = McpCaps::of(revision).schemas;
+        if rules.output_schema == StructuredCap::Never {
+            return Ok(None);
+        }
+        Ok(Some(publish_form(schema, shape, rules)))
+    }
+
+    /// [`Self::publish_declaration`] of a declaration given as JSON text, answered as compact
+    /// JSON text (`null` where nothing is published): byte for byte what serializing that
+    /// answer gives. `Err` when the text is not JSON (serde_json's error for a tree), `Ok(Err)`
+    /// for a refused declaration.
+    ///
+    /// Arrays held by the root's `enum`, `const`, `default` and `examples` are data that no
+    /// check and no publishing rule looks into (every draft's meta-schema asks only that `enum`
+    /// and `examples` be arrays), so they are never turned into a tree: the rest is checked
+    /// with each of them standing as `[]` and published with a placeholder, which is replaced
+    /// by the array's compact text. Whatever that path cannot settle exactly (a refusal, a
+    /// reference into such an array, a typed document, text the top-level reader leaves to
+    /// the tree) takes the tree path.
+    pub fn publish_declaration_text(
+        text: &str,
+        shape: Shape,
+        revision: Option<McpRevision>,
+    ) -> Result<Result<String, SchemaError>, serde_json::Error> {
+        if let Some(printed) = publish::print_with_raw_data(text, shape, revision) {
+            return Ok(printed);
+        }
+        let doc: Value = serde_json::from_str(text)?;
+        Ok(Self::publish_declaration(doc, shape, revision)
+            .map(|form| form.unwrap_or(Value::Null).to_string()))
     }
 
     /// The schema of a Rust type's serialized form (draft 2020-12, the serialize contract).
@@ -171,6 +218,16 @@ impl ToolOutput {
             )),
         }
     }
+}
+
+/// The `outputSchema` of a declared data schema under `rules` (of a revision that publishes one).
+pub(crate) fn publish_form(schema: Value, shape: Shape, rules: SchemaRules) -> Value {
+    let mut form = match shape {
+        Shape::Envelope => envelope::publish(&schema, rules),
+        _ => publish::publish_output_schema(schema, rules),
+    };
+    publish::drop_nonstandard_formats(&mut form);
+    form
 }
 
 fn root_is_object(schema: &Value) -> bool {

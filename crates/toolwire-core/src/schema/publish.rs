@@ -6,10 +6,16 @@
 //! boolean property schemas are spelled out; 2026-07-28 takes any JSON Schema as declared. The
 //! published forms accept exactly what the declaration accepts (wrapped as `{"result": D}` where
 //! the root is wrapped).
+//!
+//! [`print_with_raw_data`] publishes a declaration given as text with its bulky root members
+//! (data arrays, `properties`) kept as text, so printing a large declaration never holds its
+//! whole tree.
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::walk::{REF_KEYWORDS, walk_mut};
+use super::walk::{DATA_KEYWORDS, REF_KEYWORDS, walk_mut};
+use super::{SchemaError, Shape, declare};
 use crate::revision::{DollarSchema, McpCaps, SchemaRules, StructuredCap};
 use crate::target::McpRevision;
 
@@ -71,6 +77,246 @@ const STANDARD_FORMATS: [&str; 19] = [
     "regex",
 ];
 
+/// What a placeholder for a root member kept as text starts with, followed by its index; no
+/// declaration that takes the placeholder path has a string containing it.
+const PLACEHOLDER: &str = "\u{0}toolwire raw member ";
+/// The placeholder as serde_json writes it, without its index and closing quote.
+const PLACEHOLDER_WRITTEN: &str = "\"\\u0000toolwire raw member ";
+
+/// A root member of a declaration kept as text by [`print_with_raw_data`].
+enum Held<'a> {
+    /// An array of data (`enum`, `const`, `default`, `examples`): checked as `[]`, printed as
+    /// its compact text.
+    Data(&'a RawValue),
+    /// The root's `properties`: each schema is read, checked and printed on its own.
+    Properties(Vec<(String, &'a RawValue)>),
+}
+
+/// The placeholder path of [`super::ToolOutput::publish_declaration_text`]; `None` where the
+/// tree path decides.
+///
+/// The root's data arrays and `properties` stand as `[]` and `{}` while the rest of the root
+/// is checked like any declaration; each property schema is then checked alone (the
+/// meta-schema of every draft judges a property schema as a schema of its own) and every
+/// reference is followed into the schema it names. The root is published with placeholders,
+/// replaced by the arrays' compact text and by each property schema as publishing makes it.
+/// Publishing moves `properties` as it stands (under `result` in a wrapped root, under the
+/// envelope's `data`) and changes a property schema only through [`conform`] and
+/// [`drop_nonstandard_formats`], unless the property schemas hold references (which a wrapped
+/// root or the envelope rewrite): then, where the root does not stay in place, the tree path
+/// publishes.
+pub(crate) fn print_with_raw_data(
+    text: &str,
+    shape: Shape,
+    revision: Option<McpRevision>,
+) -> Option<Result<String, SchemaError>> {
+    let members = crate::parse::raw_members(text)?;
+    if members.iter().any(|(key, _)| key == "outputs") {
+        return None;
+    }
+    let mut root = Map::new();
+    let mut held: Vec<(String, Held<'_>)> = Vec::new();
+    for (key, raw) in members {
+        let value = if DATA_KEYWORDS.contains(&key.as_str()) && raw.get().starts_with('[') {
+            held.push((key.clone(), Held::Data(raw)));
+            Value::Array(Vec::new())
+        } else if key == "properties" && raw.get().starts_with('{') {
+            held.push((key.clone(), Held::Properties(schema_members(raw)?)));
+            Value::Object(Map::new())
+        } else {
+            serde_json::from_str(raw.get()).ok()?
+        };
+        root.insert(key, value);
+    }
+    if held.is_empty() {
+        return None;
+    }
+    let mut schema = declare::data_schema_owned(Value::Object(root)).ok()??;
+    let draft = declare::draft_of(&schema).ok()?;
+    let rules = revision.map(|revision| McpCaps::of(revision).schemas);
+    let in_place = match rules {
+        None => true,
+        Some(rules) => {
+            rules.output_schema == StructuredCap::Never
+                || (shape != Shape::Envelope
+                    && (rules.output_schema == StructuredCap::Any
+                        || super::root_is_object(&schema)))
+        }
+    };
+    let Unseen { passes, references_in_properties } = passes_unseen(&schema, draft, &held)?;
+    if !passes || (references_in_properties && !in_place) || mentions(&schema, PLACEHOLDER) {
+        return None;
+    }
+    // Everything before it passed, as registration checks it first.
+    if shape == Shape::Envelope && !super::root_is_object(&schema) {
+        return Some(Err(SchemaError::EnvelopeRootNotObject));
+    }
+    if let Value::Object(root) = &mut schema {
+        for (index, (key, _)) in held.iter().enumerate() {
+            root.insert(key.clone(), Value::String(format!("{PLACEHOLDER}{index}")));
+        }
+    }
+    let form = match rules {
+        None => Some(schema),
+        Some(rules) => (rules.output_schema != StructuredCap::Never)
+            .then(|| super::publish_form(schema, shape, rules)),
+    };
+    splice(&form.unwrap_or(Value::Null).to_string(), &held, rules).map(Ok)
+}
+
+/// The members of a JSON object as raw text, in order; `None` when a name repeats (the tree
+/// keeps the last value at the first position, which the tree path reproduces).
+fn schema_members(raw: &RawValue) -> Option<Vec<(String, &RawValue)>> {
+    let members: Vec<(String, &RawValue)> = serde_json::from_str::<Members<'_>>(raw.get()).ok()?.0;
+    let mut names = std::collections::HashSet::with_capacity(members.len());
+    members.iter().all(|(name, _)| names.insert(name.as_str())).then_some(members)
+}
+
+/// The members of a JSON object in order, repeats included.
+struct Members<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de> serde::Deserialize<'de> for Members<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Members<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut members = Vec::new();
+                while let Some(member) = map.next_entry::<String, &'de RawValue>()? {
+                    members.push(member);
+                }
+                Ok(Members(members))
+            }
+        }
+        deserializer.deserialize_map(Visit)
+    }
+}
+
+/// What [`passes_unseen`] found.
+struct Unseen {
+    /// Whether every check passed (else the tree, or a compiled validator, has to answer).
+    passes: bool,
+    /// Whether a property schema holds a `$ref`.
+    references_in_properties: bool,
+}
+
+/// The checks of [`super::ToolOutput::publish_declaration`] before the envelope's, on a root
+/// whose held members stand as `[]` and `{}` and on each held property schema.
+fn passes_unseen(
+    root: &Value,
+    draft: jsonschema::Draft,
+    held: &[(String, Held<'_>)],
+) -> Option<Unseen> {
+    let fails = Unseen { passes: false, references_in_properties: false };
+    let mut references = Vec::new();
+    if !declare::meta_valid(root, draft)
+        || !declare::local_checks(root, true, draft, &mut references)
+    {
+        return Some(fails);
+    }
+    let at_root = references.len();
+    let properties = held.iter().find_map(|(_, held)| match held {
+        Held::Properties(members) => Some(members.as_slice()),
+        Held::Data(_) => None,
+    });
+    for (_, raw) in properties.unwrap_or_default() {
+        let property: Value = serde_json::from_str(raw.get()).ok()?;
+        if !declare::meta_valid(&property, draft)
+            || !declare::local_checks(&property, false, draft, &mut references)
+        {
+            return Some(fails);
+        }
+    }
+    let references_in_properties = references.len() > at_root;
+    references.sort_unstable();
+    references.dedup();
+    for pointer in &references {
+        let compiles = match (properties, pointer.strip_prefix("/properties/")) {
+            (Some(members), Some(rest)) => {
+                let (name, inner) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+                let name = name.replace("~1", "/").replace("~0", "~");
+                let Some((_, raw)) = members.iter().find(|(n, _)| *n == name) else {
+                    return Some(fails);
+                };
+                let property: Value = serde_json::from_str(raw.get()).ok()?;
+                let walked = declare::reaches(&property, false, inner);
+                declare::target_compiles(property.pointer(inner), walked, draft)
+            }
+            _ => {
+                let walked = declare::reaches(root, true, pointer);
+                declare::target_compiles(root.pointer(pointer), walked, draft)
+            }
+        };
+        if !compiles {
+            return Some(fails);
+        }
+    }
+    Some(Unseen { passes: true, references_in_properties })
+}
+
+/// Whether a key or a string anywhere in `value` contains `needle`.
+fn mentions(value: &Value, needle: &str) -> bool {
+    match value {
+        Value::String(text) => text.contains(needle),
+        Value::Array(items) => items.iter().any(|item| mentions(item, needle)),
+        Value::Object(map) => map.iter().any(|(k, v)| k.contains(needle) || mentions(v, needle)),
+        _ => false,
+    }
+}
+
+/// `printed` with every written placeholder replaced by the text of the member it stands for
+/// (see [`Held`]); `None` where that text needs the tree path (see [`crate::data::canonical`]).
+fn splice(
+    printed: &str,
+    held: &[(String, Held<'_>)],
+    rules: Option<SchemaRules>,
+) -> Option<String> {
+    let mut out = String::with_capacity(printed.len());
+    let mut rest = printed;
+    while let Some(at) = rest.find(PLACEHOLDER_WRITTEN) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + PLACEHOLDER_WRITTEN.len()..];
+        let end = after.find('"')?;
+        match &held.get(after[..end].parse::<usize>().ok()?)?.1 {
+            Held::Data(raw) => out.push_str(&crate::data::canonical(raw.get()).ok()?),
+            Held::Properties(members) => {
+                out.push('{');
+                for (index, (name, raw)) in members.iter().enumerate() {
+                    if index > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&serde_json::to_string(name).ok()?);
+                    out.push(':');
+                    out.push_str(&publish_property(raw, rules)?.to_string());
+                }
+                out.push('}');
+            }
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+/// One schema of the root's `properties` as publishing under `rules` makes it (as declared
+/// without rules).
+fn publish_property(raw: &RawValue, rules: Option<SchemaRules>) -> Option<Value> {
+    let mut property: Value = serde_json::from_str(raw.get()).ok()?;
+    let Some(rules) = rules else { return Some(property) };
+    match property {
+        Value::Bool(accept) if !rules.boolean_properties => property = boolean_schema(accept),
+        _ => conform_at(&mut property, rules, false),
+    }
+    drop_nonstandard_formats(&mut property);
+    Some(property)
+}
+
 /// Drops every `format` whose value JSON Schema does not define (schemars writes `uint64`,
 /// `double`, `int32`, …, which validators warn about on every connect). The value bounds a
 /// format like `uint64` stands for are kept by the schema's own `minimum`/`maximum`, if any;
@@ -87,18 +333,18 @@ pub(crate) fn drop_nonstandard_formats(schema: &mut Value) {
 
 /// The data shape's `outputSchema` under `rules` (of a revision that publishes one) of a
 /// declared schema.
-pub(crate) fn publish_output_schema(declared: &Value, rules: SchemaRules) -> Value {
+pub(crate) fn publish_output_schema(declared: Value, rules: SchemaRules) -> Value {
     let mut schema = match rules.output_schema {
         // As declared; a boolean root (only `false` gets here) is spelled out because `Tool`
         // needs an object.
         StructuredCap::Any => match declared {
-            Value::Bool(accept) => boolean_schema(*accept),
-            other => other.clone(),
+            Value::Bool(accept) => boolean_schema(accept),
+            other => other,
         },
-        StructuredCap::ObjectOnly | StructuredCap::Never if super::root_is_object(declared) => {
-            declared.clone()
+        StructuredCap::ObjectOnly | StructuredCap::Never if super::root_is_object(&declared) => {
+            declared
         }
-        StructuredCap::ObjectOnly | StructuredCap::Never => wrap(declared, rules, "result"),
+        StructuredCap::ObjectOnly | StructuredCap::Never => wrap(&declared, rules, "result"),
     };
     conform(&mut schema, rules);
     schema
@@ -248,16 +494,22 @@ fn stays_in_root_resource(map: &Map<String, Value>, is_root: bool) -> bool {
 /// Makes a schema follow `rules`: `$schema` only where [`SchemaRules::dollar_schema`] keeps it,
 /// and boolean property schemas spelled out unless [`SchemaRules::boolean_properties`].
 pub(crate) fn conform(schema: &mut Value, rules: SchemaRules) {
+    conform_at(schema, rules, true);
+}
+
+/// [`conform`] of a document root, or of a schema inside one when `is_root` is false.
+fn conform_at(schema: &mut Value, rules: SchemaRules, is_root: bool) {
     let nested_dialects = rules.dollar_schema == DollarSchema::AsDeclared;
     if nested_dialects && rules.boolean_properties {
         return;
     }
     if let Value::Object(root) = schema
+        && is_root
         && rules.dollar_schema == DollarSchema::Dropped
     {
         root.shift_remove("$schema");
     }
-    walk_mut(schema, true, &|_, _| true, &mut |map, is_root| {
+    walk_mut(schema, is_root, &|_, _| true, &mut |map, is_root| {
         if !is_root && !nested_dialects {
             map.shift_remove("$schema");
         }

@@ -444,11 +444,13 @@ impl Settings {
         let Some(path) = &overrides.config else {
             return resolve(FileConfig::default(), None, overrides, env);
         };
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+        let refuse = |e: String| ConfigError {
             file: Some(path.to_owned()),
             key: "(file)".into(),
             message: format!("cannot read it: {e}"),
-        })?;
+        };
+        let bytes = read_bounded(path).map_err(refuse)?;
+        let text = String::from_utf8(bytes).map_err(|e| refuse(e.to_string()))?;
         Self::from_text(&text, path, overrides, env)
     }
 
@@ -493,9 +495,42 @@ fn key_at(text: &str, offset: usize) -> String {
     format!("line {line} (`{key}`)")
 }
 
+/// The most bytes toolwire reads from the configuration file or a file it names (a CA bundle
+/// is a few hundred KiB): 4 MiB.
+pub const FILE_LIMIT: u64 = 4 * 1024 * 1024;
+
+/// The bytes of a regular file of at most [`FILE_LIMIT`] bytes, or why not (without the path).
+/// A device, a FIFO or a directory is refused before it is read (`/dev/zero` would never end, a
+/// FIFO waits for a writer), and a file over the limit before any of it is held.
+fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    const NOT_REGULAR: &str = "not a regular file";
+    let over = || format!("over the limit of {FILE_LIMIT} bytes (4 MiB)");
+    // Checked before opening: opening a FIFO blocks until something writes to it.
+    let metadata = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !metadata.is_file() {
+        return Err(NOT_REGULAR.to_owned());
+    }
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let metadata = file.metadata().map_err(|e| e.to_string())?;
+    if !metadata.is_file() {
+        return Err(NOT_REGULAR.to_owned());
+    }
+    if metadata.len() > FILE_LIMIT {
+        return Err(over());
+    }
+    let mut bytes = Vec::new();
+    file.take(FILE_LIMIT + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    // A file that grew while it was read.
+    if bytes.len() as u64 > FILE_LIMIT {
+        return Err(over());
+    }
+    Ok(bytes)
+}
+
 /// A PEM file of CA certificates: its bytes and its certificates, at least one.
 fn read_ca(path: &Path) -> Result<(Vec<u8>, Vec<reqwest::Certificate>), String> {
-    let pem = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let pem = read_bounded(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let certs = reqwest::Certificate::from_pem_bundle(&pem)
         .map_err(|e| format!("{} is not a PEM certificate file: {e}", path.display()))?;
     if certs.is_empty() {
@@ -1190,6 +1225,14 @@ mod tests {
                 "t.toml: tools[0].ca_file: cannot read /nonexistent/ca.pem: ",
             ),
             (
+                "[[tools]]\nname = \"a\"\ndescription = \"d\"\nendpoint = \"https://x\"\nca_file = \"/dev/zero\"",
+                "t.toml: tools[0].ca_file: cannot read /dev/zero: not a regular file",
+            ),
+            (
+                "[store]\nurl = \"rediss://127.0.0.1/\"\nca_file = \"/\"",
+                "t.toml: store.ca_file: cannot read /: not a regular file",
+            ),
+            (
                 "[[tools]]\nname = \"a\"\ndescription = \"d\"\nendpoint = \"https://x\"\nca_file = \"Cargo.toml\"",
                 "t.toml: tools[0].ca_file: Cargo.toml holds no PEM certificate",
             ),
@@ -1243,6 +1286,61 @@ mod tests {
             match from_text(text) {
                 Ok(_) => panic!("accepted {text}"),
                 Err(e) => assert!(e.to_string().starts_with(expected), "{e} vs {expected}"),
+            }
+        }
+    }
+
+    #[test]
+    fn files_are_read_only_when_regular_and_within_the_limit() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let sized = |name: &str, len: u64| {
+            let path = dir.path().join(name);
+            let file = std::fs::File::create(&path).unwrap_or_else(|e| panic!("{e}"));
+            file.set_len(len).unwrap_or_else(|e| panic!("{e}"));
+            path
+        };
+        let (at_limit, over) = (sized("at.pem", FILE_LIMIT), sized("over.pem", FILE_LIMIT + 1));
+        let tool = |path: &Path| {
+            format!(
+                "[[tools]]\nname = \"a\"\ndescription = \"d\"\nendpoint = \"https://x\"\nca_file = \"{}\"",
+                path.display()
+            )
+        };
+        let refused = |text: String| match from_text(&text) {
+            Ok(_) => panic!("accepted {text}"),
+            Err(e) => e.to_string(),
+        };
+        assert_eq!(
+            refused(tool(&over)),
+            format!(
+                "t.toml: tools[0].ca_file: cannot read {}: over the limit of 4194304 bytes (4 MiB)",
+                over.display()
+            )
+        );
+        // At the limit the file is read whole and then judged as PEM.
+        assert_eq!(
+            refused(tool(&at_limit)),
+            format!("t.toml: tools[0].ca_file: {} holds no PEM certificate", at_limit.display())
+        );
+        // The configuration file itself: a FIFO nothing writes to, a device, an oversized file.
+        let fifo = dir.path().join("fifo.toml");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|status| status.success()), "mkfifo {}", fifo.display());
+        let over_toml = sized("over.toml", FILE_LIMIT + 1);
+        for (path, reason) in [
+            (fifo, "not a regular file"),
+            (PathBuf::from("/dev/zero"), "not a regular file"),
+            (over_toml, "over the limit of 4194304 bytes (4 MiB)"),
+        ] {
+            let overrides = Overrides { config: Some(path.clone()), ..Overrides::default() };
+            match Settings::load(&overrides, &no_env) {
+                Ok(_) => panic!("loaded {}", path.display()),
+                Err(e) => {
+                    assert_eq!(
+                        e.to_string(),
+                        format!("{}: (file): cannot read it: {reason}", path.display())
+                    )
+                }
             }
         }
     }

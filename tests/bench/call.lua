@@ -3,7 +3,7 @@
 -- passes the session id; a stateless 2026-07-28 call passes "-" and carries its revision in
 -- _meta and the headers instead.
 -- Usage: wrk ... -s call.lua URL -- SESSION REVISION TOOL ARGUMENTS_JSON
-local session, revision, tool, arguments
+local session, revision, tool, arguments, body_tail
 
 function init(args)
   session, revision, tool, arguments = args[1], args[2], args[3], args[4]
@@ -14,8 +14,8 @@ function init(args)
       '"io.modelcontextprotocol/clientCapabilities":{}}'
   end
   wrk.method = "POST"
-  wrk.body = '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"' .. tool ..
-    '","arguments":' .. arguments .. meta .. '}}'
+  body_tail = ',"method":"tools/call","params":{"name":"' .. tool .. '","arguments":' ..
+    arguments .. meta .. '}}'
   wrk.headers["Content-Type"] = "application/json"
   wrk.headers["Accept"] = "application/json, text/event-stream"
   wrk.headers["MCP-Protocol-Version"] = revision
@@ -28,6 +28,14 @@ function init(args)
 end
 
 local failures = 0
+local next_id = 0
+
+-- Every request has its own JSON-RPC id: ids in flight in one session must differ (a server
+-- routes each answer back to its request by id).
+function request()
+  next_id = next_id + 1
+  return wrk.format(nil, nil, nil, '{"jsonrpc":"2.0","id":' .. next_id .. body_tail)
+end
 
 function response(status, headers, body)
   if status ~= 200 or not string.find(body, '"result"', 1, true) or string.find(body, '"isError":true', 1, true) then

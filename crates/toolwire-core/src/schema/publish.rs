@@ -234,6 +234,9 @@ fn passes_unseen(
         }
     }
     let references_in_properties = references.len() > at_root;
+    if !declare::root_id_settled(root, draft, !references.is_empty()) {
+        return Some(fails);
+    }
     references.sort_unstable();
     references.dedup();
     for pointer in &references {

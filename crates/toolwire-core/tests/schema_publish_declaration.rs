@@ -163,6 +163,15 @@ fn known() -> Vec<Value> {
         json!({"type": "object", "additionalProperties": false, "properties": {"a": false, "b": {"$ref": "#/properties/a"}}}),
         json!({"type": "object", "properties": {"a": {"const": "\u{0}toolwire raw member 0"}}}),
         json!({"type": "object", "properties": {"\u{0}toolwire raw member 0": {}}, "enum": [{}]}),
+        // References in property schemas, which a wrapped root and the envelope rewrite.
+        json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"items": {"$ref": "#/properties/a"}}}, "required": ["a"], "additionalProperties": false}),
+        json!({"type": "object", "properties": {"a": {"anyOf": [{"$ref": "#"}, {"type": "null"}]}}, "required": ["a"]}),
+        json!({"type": "object", "properties": {"a": {"$ref": "#/properties/b"}, "b": {"$ref": "#/$defs/d"}}, "$defs": {"d": {"type": "integer"}}, "enum": [{}]}),
+        json!({"$schema": draft7, "type": "object", "properties": {"a": {"$ref": "#/definitions/d"}, "b": {"$ref": "#/properties/a"}}, "definitions": {"d": {"type": "string"}}}),
+        json!({"properties": {"a": {"$ref": "#/properties/b"}, "b": {"type": "string"}}, "required": ["a"]}),
+        json!({"type": "object", "properties": {"a b": {"type": "string"}, "c": {"$ref": "#/properties/a%20b"}, "d": {"$ref": "#/properties/c"}}}),
+        json!({"type": "object", "properties": {"a": {"$ref": "#/x/y"}}, "x": {"y": {"type": "string"}}, "minProperties": 1}),
+        json!({"type": "object", "properties": {"a": {"not": {"$ref": "#/properties/a/not"}}}}),
     ];
     // A root identifier, without and with references, in every position of `ROOT_IDS`.
     let bodies = [
@@ -284,7 +293,8 @@ fn large_declarations_print_what_registration_publishes() {
                 0 => json!({"type": "string", "format": "uint32", "description": format!("field {i}")}),
                 1 => json!({"type": "integer", "minimum": 0, "$schema": "https://json-schema.org/draft/2020-12/schema"}),
                 2 => json!(i % 8 == 2),
-                _ => json!({"type": "array", "items": {"$ref": "#/$defs/item"}}),
+                _ if i % 8 == 3 => json!({"type": "array", "items": {"$ref": "#/$defs/item"}}),
+                _ => json!({"type": "array", "items": {"$ref": "#/properties/field_0000"}}),
             };
             (format!("field_{i:04}"), schema)
         })
@@ -294,8 +304,28 @@ fn large_declarations_print_what_registration_publishes() {
         "properties": properties,
         "$defs": {"item": {"type": "string", "pattern": "^[a-z]*$"}},
     });
+    let referring: Map<String, Value> = (0..2000)
+        .map(|i| {
+            let schema = match i % 4 {
+                0 => json!({"type": "string", "format": "uint32"}),
+                1 => json!(i % 8 == 1),
+                2 => json!({"type": "array", "items": {"$ref": "#/properties/field_0000"}}),
+                _ => json!({"$ref": format!("#/$defs/item_{}", i % 3)}),
+            };
+            (format!("field_{i:04}"), schema)
+        })
+        .collect();
+    let defs: Map<String, Value> =
+        (0..3).map(|i| (format!("item_{i}"), json!({"type": "integer", "minimum": i}))).collect();
+    let large_referring = json!({
+        "type": "object",
+        "properties": referring,
+        "$defs": defs,
+        "required": ["field_0000"],
+        "additionalProperties": false,
+    });
     let large_enum = json!({"type": "integer", "enum": (0..20_000).collect::<Vec<_>>()});
-    for doc in [large_object, large_enum] {
+    for doc in [large_object, large_referring, large_enum] {
         if let Err(disagreement) = agree(&doc) {
             panic!("{disagreement}");
         }

@@ -295,6 +295,8 @@ fn passes_unseen(
             return Some(fails);
         }
     }
+    let by_name: HashMap<&str, &RawValue> =
+        properties.unwrap_or_default().iter().map(|(name, raw)| (name.as_str(), *raw)).collect();
     let references_in_properties = references.len() > at_root;
     if !declare::root_id_settled(root, draft, !references.is_empty()) {
         return Some(fails);
@@ -303,10 +305,10 @@ fn passes_unseen(
     references.dedup();
     for pointer in &references {
         let compiles = match (properties, pointer.strip_prefix("/properties/")) {
-            (Some(members), Some(rest)) => {
+            (Some(_), Some(rest)) => {
                 let (name, inner) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
                 let name = name.replace("~1", "/").replace("~0", "~");
-                let Some((_, raw)) = members.iter().find(|(n, _)| *n == name) else {
+                let Some(raw) = by_name.get(name.as_str()) else {
                     return Some(fails);
                 };
                 let property: Value = serde_json::from_str(raw.get()).ok()?;

@@ -59,7 +59,7 @@ fn agree(doc: &Value) -> Result<(), String> {
 fn known() -> Vec<Value> {
     let draft7 = "http://json-schema.org/draft-07/schema#";
     let draft4 = "http://json-schema.org/draft-04/schema#";
-    vec![
+    let mut known = vec![
         json!(true),
         json!(false),
         json!({}),
@@ -163,8 +163,61 @@ fn known() -> Vec<Value> {
         json!({"type": "object", "additionalProperties": false, "properties": {"a": false, "b": {"$ref": "#/properties/a"}}}),
         json!({"type": "object", "properties": {"a": {"const": "\u{0}toolwire raw member 0"}}}),
         json!({"type": "object", "properties": {"\u{0}toolwire raw member 0": {}}, "enum": [{}]}),
-    ]
+        // References in property schemas, which a wrapped root and the envelope rewrite.
+        json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"items": {"$ref": "#/properties/a"}}}, "required": ["a"], "additionalProperties": false}),
+        json!({"type": "object", "properties": {"a": {"anyOf": [{"$ref": "#"}, {"type": "null"}]}}, "required": ["a"]}),
+        json!({"type": "object", "properties": {"a": {"$ref": "#/properties/b"}, "b": {"$ref": "#/$defs/d"}}, "$defs": {"d": {"type": "integer"}}, "enum": [{}]}),
+        json!({"$schema": draft7, "type": "object", "properties": {"a": {"$ref": "#/definitions/d"}, "b": {"$ref": "#/properties/a"}}, "definitions": {"d": {"type": "string"}}}),
+        json!({"properties": {"a": {"$ref": "#/properties/b"}, "b": {"type": "string"}}, "required": ["a"]}),
+        json!({"type": "object", "properties": {"a b": {"type": "string"}, "c": {"$ref": "#/properties/a%20b"}, "d": {"$ref": "#/properties/c"}}}),
+        json!({"type": "object", "properties": {"a": {"$ref": "#/x/y"}}, "x": {"y": {"type": "string"}}, "minProperties": 1}),
+        json!({"type": "object", "properties": {"a": {"not": {"$ref": "#/properties/a/not"}}}}),
+    ];
+    // A root identifier, without and with references, in every position of `ROOT_IDS`.
+    let bodies = [
+        json!({"type": "object", "properties": {"a": {"type": "string", "format": "uint32"}, "b": true}}),
+        json!({"type": "object", "properties": {"a": {"type": "string"}}, "enum": [{"a": "x"}]}),
+        json!({"type": "string", "pattern": "^a"}),
+        json!({"type": "object", "properties": {"a": {"type": "strin"}}}),
+        json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/d"}}, "$defs": {"d": {"type": "string"}}}),
+        json!({"type": "array", "items": {"$ref": "#/$defs/d"}, "$defs": {"d": {"type": "string"}}}),
+        json!({"type": "object", "properties": {"a": {"$ref": "#"}}}),
+        json!({"$schema": draft7, "type": "object", "properties": {"a": {"type": "integer"}}}),
+        json!({"$schema": draft4, "type": "object", "properties": {"a": {"type": "integer"}}}),
+    ];
+    for body in bodies {
+        for id in ROOT_IDS.iter() {
+            for key in ["$id", "id"] {
+                let mut doc = body.clone();
+                if let Value::Object(doc) = &mut doc {
+                    doc.insert(key.to_owned(), id.clone());
+                }
+                known.push(doc);
+            }
+        }
+    }
+    known
 }
+
+/// Root identifiers the compiler takes and ones it or the meta-schema refuses.
+static ROOT_IDS: std::sync::LazyLock<Vec<Value>> = std::sync::LazyLock::new(|| {
+    let ids = [
+        "https://example.com/out.json",
+        "https://example.com/out.json#",
+        "https://example.com/out.json#frag",
+        "out.json",
+        "urn:example:out",
+        "",
+        "#",
+        "#a",
+        "::not a uri",
+        "http://[bad",
+        "a b",
+        "%zz",
+        "http://example.com/\u{0}",
+    ];
+    ids.into_iter().map(|id| json!(id)).chain([json!(5), json!(null)]).collect()
+});
 
 #[test]
 fn known_declarations_print_what_registration_publishes() {
@@ -240,7 +293,8 @@ fn large_declarations_print_what_registration_publishes() {
                 0 => json!({"type": "string", "format": "uint32", "description": format!("field {i}")}),
                 1 => json!({"type": "integer", "minimum": 0, "$schema": "https://json-schema.org/draft/2020-12/schema"}),
                 2 => json!(i % 8 == 2),
-                _ => json!({"type": "array", "items": {"$ref": "#/$defs/item"}}),
+                _ if i % 8 == 3 => json!({"type": "array", "items": {"$ref": "#/$defs/item"}}),
+                _ => json!({"type": "array", "items": {"$ref": "#/properties/field_0000"}}),
             };
             (format!("field_{i:04}"), schema)
         })
@@ -250,8 +304,28 @@ fn large_declarations_print_what_registration_publishes() {
         "properties": properties,
         "$defs": {"item": {"type": "string", "pattern": "^[a-z]*$"}},
     });
+    let referring: Map<String, Value> = (0..2000)
+        .map(|i| {
+            let schema = match i % 4 {
+                0 => json!({"type": "string", "format": "uint32"}),
+                1 => json!(i % 8 == 1),
+                2 => json!({"type": "array", "items": {"$ref": "#/properties/field_0000"}}),
+                _ => json!({"$ref": format!("#/$defs/item_{}", i % 3)}),
+            };
+            (format!("field_{i:04}"), schema)
+        })
+        .collect();
+    let defs: Map<String, Value> =
+        (0..3).map(|i| (format!("item_{i}"), json!({"type": "integer", "minimum": i}))).collect();
+    let large_referring = json!({
+        "type": "object",
+        "properties": referring,
+        "$defs": defs,
+        "required": ["field_0000"],
+        "additionalProperties": false,
+    });
     let large_enum = json!({"type": "integer", "enum": (0..20_000).collect::<Vec<_>>()});
-    for doc in [large_object, large_enum] {
+    for doc in [large_object, large_referring, large_enum] {
         if let Err(disagreement) = agree(&doc) {
             panic!("{disagreement}");
         }
@@ -331,8 +405,18 @@ fn declaration() -> impl Strategy<Value = Value> {
     let names = proptest::sample::select(&["a", "b", "(", "^a"][..]);
     let properties = proptest::collection::vec((names, json_value()), 0..4)
         .prop_map(|entries| entries.into_iter().map(|(k, v)| (k.to_owned(), v)).collect());
+    let with_id = (json_value(), proptest::sample::select(&ROOT_IDS[..]), any::<bool>()).prop_map(
+        |(doc, id, legacy)| match doc {
+            Value::Object(mut doc) => {
+                doc.insert(if legacy { "id" } else { "$id" }.to_owned(), id);
+                Value::Object(doc)
+            }
+            other => other,
+        },
+    );
     prop_oneof![
         json_value(),
+        with_id,
         (properties, json_value(), json_value()).prop_map(
             |(properties, defs, extra): (Map<String, Value>, Value, Value)| {
                 let mut doc =

@@ -69,10 +69,10 @@ fn options(draft: Draft) -> jsonschema::ValidationOptions<'static> {
 /// Refuses what [`compile`] refuses without keeping a validator: the schema is checked against
 /// its draft's meta-schema (which is what compiling checks first), every regular expression is
 /// compiled alone, and every reference must point to a schema of the document that passes the
-/// meta-schema too. A schema whose compiling depends on more than that (identifiers, anchors,
-/// dynamic or recursive references, a reference that is not such a pointer, a nested
-/// `$schema`, `$vocabulary`) is compiled, and so is one these checks refuse, so a refusal
-/// always carries the compiler's own message.
+/// meta-schema too. A schema whose compiling depends on more than that (identifiers below the
+/// root, a root identifier beside a reference, anchors, dynamic or recursive references, a
+/// reference that is not such a pointer, a nested `$schema`, `$vocabulary`) is compiled, and so
+/// is one these checks refuse, so a refusal always carries the compiler's own message.
 pub(crate) fn check_compiles(schema: &Value) -> Result<(), SchemaError> {
     if !compiles_unseen(schema)? {
         compile(schema)?;
@@ -85,7 +85,10 @@ pub(crate) fn check_compiles(schema: &Value) -> Result<(), SchemaError> {
 pub(crate) fn compiles_unseen(schema: &Value) -> Result<bool, SchemaError> {
     let draft = draft_of(schema)?;
     let mut references = Vec::new();
-    if !meta_valid(schema, draft) || !local_checks(schema, true, draft, &mut references) {
+    if !meta_valid(schema, draft)
+        || !local_checks(schema, true, draft, &mut references)
+        || !root_id_settled(schema, draft, !references.is_empty())
+    {
         return Ok(false);
     }
     if references.is_empty() {
@@ -125,9 +128,28 @@ const RESOLVED_BY_COMPILER: [&str; 8] = [
     "$vocabulary",
 ];
 
+/// Whether the root's identifier (`id` in draft 4, `$id` after) leaves nothing for the compiler
+/// to settle: there is none, or there is no reference it could change (`has_references` is
+/// false; dynamic and recursive ones are refused by [`local_checks`]) and it is a URI reference
+/// the compiler takes as the document's base (which is all compiling does with it then).
+pub(crate) fn root_id_settled(schema: &Value, draft: Draft, has_references: bool) -> bool {
+    match schema.get(root_id_keyword(draft)) {
+        None => true,
+        Some(Value::String(id)) => {
+            !has_references && jsonschema::uri::from_str(id.trim_end_matches('#')).is_ok()
+        }
+        Some(_) => false,
+    }
+}
+
+/// The keyword naming a schema's identifier in `draft`.
+fn root_id_keyword(draft: Draft) -> &'static str {
+    if draft == Draft::Draft4 { "id" } else { "$id" }
+}
+
 /// The checks of [`compiles_unseen`] that need only `schema` (a document root, or a schema
-/// inside one when `is_root` is false): no keyword only the compiler settles, no `$schema`
-/// below the root, every `pattern` and `patternProperties` name compiling, and every `$ref` a
+/// inside one when `is_root` is false): no keyword only the compiler settles (the root's own
+/// identifier is left to [`root_id_settled`]), no `$schema` below the root, every `pattern` and `patternProperties` name compiling, and every `$ref` a
 /// JSON pointer into the document, collected (decoded) into `references`. `false` when one
 /// fails.
 pub(crate) fn local_checks(
@@ -139,7 +161,10 @@ pub(crate) fn local_checks(
     let mut fine = true;
     walk::walk(schema, is_root, &mut |node| {
         let object = node.object;
-        fine &= !RESOLVED_BY_COMPILER.iter().any(|key| object.contains_key(*key))
+        let root_id = node.is_root.then(|| root_id_keyword(draft));
+        fine &= !RESOLVED_BY_COMPILER
+            .iter()
+            .any(|key| Some(*key) != root_id && object.contains_key(*key))
             && (node.is_root || !object.contains_key("$schema"))
             && patterns_compile(object, draft);
         if let Some(reference) = object.get("$ref").filter(|_| fine) {

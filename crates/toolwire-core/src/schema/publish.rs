@@ -11,10 +11,12 @@
 //! (data arrays, `properties`) kept as text, so printing a large declaration never holds its
 //! whole tree.
 
+use std::collections::HashMap;
+
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::walk::{DATA_KEYWORDS, REF_KEYWORDS, walk_mut};
+use super::walk::{self, DATA_KEYWORDS, REF_KEYWORDS, walk_mut};
 use super::{SchemaError, Shape, declare};
 use crate::revision::{DollarSchema, McpCaps, SchemaRules, StructuredCap};
 use crate::target::McpRevision;
@@ -101,10 +103,10 @@ enum Held<'a> {
 /// reference is followed into the schema it names. The root is published with placeholders,
 /// replaced by the arrays' compact text and by each property schema as publishing makes it.
 /// Publishing moves `properties` as it stands (under `result` in a wrapped root, under the
-/// envelope's `data`) and changes a property schema only through [`conform`] and
-/// [`drop_nonstandard_formats`], unless the property schemas hold references (which a wrapped
-/// root or the envelope rewrite): then, where the root does not stay in place, the tree path
-/// publishes.
+/// envelope's `data`) and changes a property schema only through [`conform`],
+/// [`drop_nonstandard_formats`] and, where the root does not stay in place, the rewriting of
+/// its references ([`Moved`]); a reference to the root itself there takes the tree path (the
+/// envelope publishes a copy of the root for it).
 pub(crate) fn print_with_raw_data(
     text: &str,
     shape: Shape,
@@ -144,7 +146,7 @@ pub(crate) fn print_with_raw_data(
         }
     };
     let Unseen { passes, references_in_properties } = passes_unseen(&schema, draft, &held)?;
-    if !passes || (references_in_properties && !in_place) || mentions(&schema, PLACEHOLDER) {
+    if !passes || mentions(&schema, PLACEHOLDER) {
         return None;
     }
     // Everything before it passed, as registration checks it first.
@@ -156,12 +158,72 @@ pub(crate) fn print_with_raw_data(
             root.insert(key.clone(), Value::String(format!("{PLACEHOLDER}{index}")));
         }
     }
+    let mut moved = match rules {
+        Some(rules) if references_in_properties && !in_place => {
+            Some(Moved { shape, rules, known: HashMap::new() })
+        }
+        _ => None,
+    };
     let form = match rules {
         None => Some(schema),
         Some(rules) => (rules.output_schema != StructuredCap::Never)
             .then(|| super::publish_form(schema, shape, rules)),
     };
-    splice(&form.unwrap_or(Value::Null).to_string(), &held, rules).map(Ok)
+    splice(&form.unwrap_or(Value::Null).to_string(), &held, rules, moved.as_mut()).map(Ok)
+}
+
+/// How the references of property schemas are written where publishing moves the root (a
+/// wrapped root, the envelope). Each is learnt by publishing a root whose one property schema
+/// holds only that reference, so the code that rewrites the tree's references rewrites it too:
+/// on this path the document has no identifiers, so a reference's new text depends on its text
+/// alone.
+struct Moved {
+    shape: Shape,
+    rules: SchemaRules,
+    /// The rewritten form of every reference met so far.
+    known: HashMap<String, String>,
+}
+
+impl Moved {
+    /// `reference` as publishing rewrites it; `None` for a reference to the root itself.
+    fn rewritten(&mut self, reference: &str) -> Option<String> {
+        if reference == "#" {
+            return None;
+        }
+        if let Some(done) = self.known.get(reference) {
+            return Some(done.clone());
+        }
+        let mut probe = Map::new();
+        if self.shape == Shape::Envelope {
+            probe.insert("type".into(), Value::String("object".into()));
+        }
+        probe.insert("properties".into(), json!({"p": {"$ref": reference}}));
+        let form = super::publish_form(Value::Object(probe), self.shape, self.rules);
+        let mut found = None;
+        walk::walk(&form, true, &mut |node| {
+            if found.is_none() {
+                found = node.object.get("$ref").and_then(Value::as_str).map(str::to_owned);
+            }
+            found.is_none()
+        });
+        let rewritten = found?;
+        self.known.insert(reference.to_owned(), rewritten.clone());
+        Some(rewritten)
+    }
+
+    /// Rewrites every reference of one property schema; `None` where one cannot be.
+    fn rewrite(&mut self, property: &mut Value) -> Option<()> {
+        let mut fine = true;
+        walk_mut(property, false, &|_, _| true, &mut |map, _| {
+            if let Some(Value::String(reference)) = map.get_mut("$ref").filter(|_| fine) {
+                match self.rewritten(reference) {
+                    Some(rewritten) => *reference = rewritten,
+                    None => fine = false,
+                }
+            }
+        });
+        fine.then_some(())
+    }
 }
 
 /// The members of a JSON object as raw text, in order; `None` when a name repeats (the tree
@@ -233,15 +295,20 @@ fn passes_unseen(
             return Some(fails);
         }
     }
+    let by_name: HashMap<&str, &RawValue> =
+        properties.unwrap_or_default().iter().map(|(name, raw)| (name.as_str(), *raw)).collect();
     let references_in_properties = references.len() > at_root;
+    if !declare::root_id_settled(root, draft, !references.is_empty()) {
+        return Some(fails);
+    }
     references.sort_unstable();
     references.dedup();
     for pointer in &references {
         let compiles = match (properties, pointer.strip_prefix("/properties/")) {
-            (Some(members), Some(rest)) => {
+            (Some(_), Some(rest)) => {
                 let (name, inner) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
                 let name = name.replace("~1", "/").replace("~0", "~");
-                let Some((_, raw)) = members.iter().find(|(n, _)| *n == name) else {
+                let Some(raw) = by_name.get(name.as_str()) else {
                     return Some(fails);
                 };
                 let property: Value = serde_json::from_str(raw.get()).ok()?;
@@ -276,6 +343,7 @@ fn splice(
     printed: &str,
     held: &[(String, Held<'_>)],
     rules: Option<SchemaRules>,
+    mut moved: Option<&mut Moved>,
 ) -> Option<String> {
     let mut out = String::with_capacity(printed.len());
     let mut rest = printed;
@@ -293,7 +361,8 @@ fn splice(
                     }
                     out.push_str(&serde_json::to_string(name).ok()?);
                     out.push(':');
-                    out.push_str(&publish_property(raw, rules)?.to_string());
+                    let property = publish_property(raw, rules, moved.as_deref_mut())?;
+                    out.push_str(&property.to_string());
                 }
                 out.push('}');
             }
@@ -305,9 +374,16 @@ fn splice(
 }
 
 /// One schema of the root's `properties` as publishing under `rules` makes it (as declared
-/// without rules).
-fn publish_property(raw: &RawValue, rules: Option<SchemaRules>) -> Option<Value> {
+/// without rules), its references rewritten by `moved` where the root moves.
+fn publish_property(
+    raw: &RawValue,
+    rules: Option<SchemaRules>,
+    moved: Option<&mut Moved>,
+) -> Option<Value> {
     let mut property: Value = serde_json::from_str(raw.get()).ok()?;
+    if let Some(moved) = moved {
+        moved.rewrite(&mut property)?;
+    }
     let Some(rules) = rules else { return Some(property) };
     match property {
         Value::Bool(accept) if !rules.boolean_properties => property = boolean_schema(accept),

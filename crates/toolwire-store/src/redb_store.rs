@@ -38,11 +38,6 @@ const EXPIRY: TableDefinition<(i64, u128), ()> = TableDefinition::new("expiry");
 /// key fill one 1 MiB page.
 const CHUNK: usize = 1024 * 1024 - 1024;
 
-/// The number of chunks of a record of `len` bytes.
-fn chunk_count(len: u64) -> u32 {
-    u32::try_from(len.div_ceil(CHUNK as u64)).unwrap_or(u32::MAX)
-}
-
 /// How the redb store sweeps.
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -473,20 +468,13 @@ impl Inner {
             Some(bytes) => {
                 let head = Head::decode(bytes.value());
                 drop(bytes);
+                // Every chunk under the key goes, whatever the head says (or if it is unreadable).
                 let mut chunks = txn.open_table(CHUNKS).map_err(|err| self.error(err))?;
-                let count = head.as_ref().map_or(u32::MAX, |head| chunk_count(head.len));
-                // A head that cannot be read says nothing of its chunks: every one goes.
-                if count == u32::MAX {
-                    let every = chunks
-                        .extract_from_if((key, 0)..=(key, u32::MAX), |_, _| true)
-                        .map_err(|err| self.error(err))?;
-                    for entry in every {
-                        entry.map_err(|err| self.error(err))?;
-                    }
-                } else {
-                    for index in 0..count {
-                        chunks.remove((key, index)).map_err(|err| self.error(err))?;
-                    }
+                let every = chunks
+                    .extract_from_if((key, 0)..=(key, u32::MAX), |_, _| true)
+                    .map_err(|err| self.error(err))?;
+                for entry in every {
+                    entry.map_err(|err| self.error(err))?;
                 }
                 Some(head)
             }

@@ -8,6 +8,7 @@ pub(crate) mod config;
 mod conformance;
 mod demo;
 mod listener;
+mod logging;
 mod metrics;
 mod oauth;
 mod ops;
@@ -78,7 +79,7 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
             )));
         }
     };
-    init_logging(json_logs);
+    let logs = logging::init(json_logs);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -86,26 +87,10 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
     if args.check {
         return runtime.block_on(check(settings, fixtures));
     }
-    let outcome = runtime.block_on(serve(settings, fixtures));
+    let outcome = runtime.block_on(serve(settings, fixtures, &logs));
     // A blocking task still running (a slow store write) must not hold the exit.
     runtime.shutdown_background();
     outcome
-}
-
-/// Logs go to standard error only: over stdio, standard output carries nothing but JSON-RPC.
-/// With `json`, one JSON object per line with the event's fields at the top level.
-fn init_logging(json: bool) {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("TOOLWIRE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
-    let builder = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .with_env_filter(filter);
-    if json {
-        builder.json().flatten_event(true).init();
-    } else {
-        builder.init();
-    }
 }
 
 /// `serve --check`: everything `serve` would load, then a summary instead of serving.
@@ -180,7 +165,11 @@ fn registry(settings: &Settings, fixtures: Option<&Conformance>) -> Result<Regis
     Ok(registry)
 }
 
-async fn serve(settings: Settings, fixtures: Option<Conformance>) -> Result<(), Failure> {
+async fn serve(
+    settings: Settings,
+    fixtures: Option<Conformance>,
+    logs: &logging::FlushGuard,
+) -> Result<(), Failure> {
     let registry = registry(&settings, fixtures.as_ref())?;
     let stored = open_store(&settings).await?;
     let mut config = GatewayConfig::new(stored);
@@ -202,17 +191,18 @@ async fn serve(settings: Settings, fixtures: Option<Conformance>) -> Result<(), 
         None => server,
     };
     let outcome = if settings.stdio {
-        serve_stdio(server).await
+        serve_stdio(server, logs).await
     } else {
-        serve_http(server, &settings, stored, metrics).await
+        serve_http(server, &settings, stored, metrics, logs).await
     };
     tracing::info!(tools, legacy_results = gateway.legacy_results(), "toolwire stopped");
     outcome
 }
 
-async fn serve_stdio(server: McpServer) -> Result<(), Failure> {
+async fn serve_stdio(server: McpServer, logs: &logging::FlushGuard) -> Result<(), Failure> {
     let mut signals = listener::Signals::new();
     tracing::info!("toolwire serving MCP on stdio");
+    logs.gather();
     let running = server
         .serve(rmcp::transport::stdio())
         .await
@@ -232,6 +222,7 @@ async fn serve_http(
     settings: &Settings,
     stored: StoredResults,
     metrics: Arc<metrics::Metrics>,
+    logs: &logging::FlushGuard,
 ) -> Result<(), Failure> {
     let listener = tokio::net::TcpListener::bind(settings.listen)
         .await
@@ -280,6 +271,7 @@ async fn serve_http(
         tracing::warn!("{warning}");
     }
     tracing::info!("toolwire serving MCP on http://{address}/mcp");
+    logs.gather();
     let control = listener::Control { signals, drain, stop };
     listener::serve(listener, app, &settings.transport, control).await;
     Ok(())

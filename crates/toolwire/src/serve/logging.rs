@@ -1,0 +1,545 @@
+//! The gateway's log output: every line goes to standard error (over stdio, standard output
+//! carries nothing but JSON-RPC), in the order it was written. Once the gateway serves
+//! ([`FlushGuard::gather`]: the start-up lines, the listening address among them, are written
+//! as they come), an info line (one per `tools/call`) is gathered in memory and written by a
+//! flusher thread a few times a second, so a call does not pay a `write` system call for it.
+//! A warning or an error is written at once, after whatever was gathered before it, and the
+//! guard that [`init`] returns writes what is left when the gateway stops. Nothing is dropped:
+//! when standard error cannot keep up and the buffer reaches [`BUFFER_CAP`], the writing
+//! thread writes it out itself, as it would without the buffer.
+//!
+//! The text format is tracing's default, written by [`Fields`] and [`Clock`]: the same text for
+//! a fraction of the work (a log line cost a call about 11k instructions, most of it in the
+//! general-purpose field visitor and the timestamp's calendar arithmetic, redone every line).
+
+use std::cell::Cell;
+use std::fmt::{self, Write as _};
+use std::io::Write as _;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use tracing::field::{Field, Visit};
+use tracing::{Level, Metadata};
+use tracing_subscriber::field::RecordFields;
+use tracing_subscriber::fmt::MakeWriter;
+use tracing_subscriber::fmt::format::{FormatFields, Writer};
+use tracing_subscriber::fmt::time::FormatTime;
+
+/// How long an info line may wait in memory before it is written.
+const FLUSH_EVERY: Duration = Duration::from_millis(100);
+
+/// Gathered bytes past which the writing thread writes them out itself.
+const BUFFER_CAP: usize = 1 << 20;
+
+/// Starts logging to standard error with the `TOOLWIRE_LOG` filter (default `info,rmcp=warn`);
+/// with `json`, one JSON object per line with the event's fields at the top level. Logging
+/// stays buffered until the returned guard is dropped, which writes what is left.
+pub(crate) fn init(json: bool) -> FlushGuard {
+    let sink = Sink::start();
+    let filter = tracing_subscriber::EnvFilter::try_from_env("TOOLWIRE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn"));
+    let builder = tracing_subscriber::fmt()
+        .with_writer(sink.clone())
+        .with_ansi(false)
+        .with_env_filter(filter);
+    // A subscriber set before (a test's) keeps its place; this sink then only flushes nothing.
+    let _ = if json {
+        builder.json().flatten_event(true).try_init()
+    } else {
+        builder.fmt_fields(Fields).with_timer(Clock).try_init()
+    };
+    FlushGuard { sink }
+}
+
+/// Writes what is gathered and stops the flusher thread when dropped.
+pub(crate) struct FlushGuard {
+    sink: Sink,
+}
+
+impl FlushGuard {
+    /// From now on, info lines and below wait for the flusher.
+    pub(crate) fn gather(&self) {
+        self.sink.state().gathering = true;
+    }
+}
+
+impl Drop for FlushGuard {
+    fn drop(&mut self) {
+        self.sink.stop();
+    }
+}
+
+/// The writer behind the subscriber: a shared buffer and the thread that empties it.
+#[derive(Clone)]
+struct Sink {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    /// Wakes the flusher early: the gateway is stopping.
+    wake: Condvar,
+    flusher: Mutex<Option<JoinHandle<()>>>,
+    /// Gathered bytes past which a line is written at once ([`BUFFER_CAP`]).
+    cap: usize,
+}
+
+#[derive(Default)]
+struct State {
+    gathered: Vec<u8>,
+    /// Whether info lines wait (after start-up).
+    gathering: bool,
+    stopping: bool,
+}
+
+impl Sink {
+    fn start() -> Self {
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State::default()),
+            wake: Condvar::new(),
+            flusher: Mutex::new(None),
+            cap: BUFFER_CAP,
+        });
+        let sink = Sink { shared };
+        let flusher = sink.clone();
+        // Without the thread (it could not be started) every line is written as it comes.
+        let handle = std::thread::Builder::new()
+            .name("toolwire-log".to_owned())
+            .spawn(move || flusher.flush_periodically())
+            .ok();
+        if handle.is_none() {
+            sink.state().stopping = true;
+        }
+        *sink.shared.flusher.lock().unwrap_or_else(PoisonError::into_inner) = handle;
+        sink
+    }
+
+    /// A poisoned lock still holds whole lines: a writer panicked between lines, not inside
+    /// one, since appending a line cannot panic halfway.
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.shared.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn flush_periodically(&self) {
+        let mut state = self.state();
+        loop {
+            let (next, _) = self
+                .shared
+                .wake
+                .wait_timeout(state, FLUSH_EVERY)
+                .unwrap_or_else(PoisonError::into_inner);
+            state = next;
+            let pending = std::mem::take(&mut state.gathered);
+            let stopping = state.stopping;
+            // Standard error's lock is taken before the buffer's is let go, so that lines are
+            // written in the order they were gathered; a slow standard error then holds the
+            // flusher and warnings, while info lines go on gathering.
+            let mut out = std::io::stderr().lock();
+            drop(state);
+            write_out(&mut out, &pending);
+            drop(out);
+            state = self.state();
+            if stopping && state.gathered.is_empty() {
+                return;
+            }
+            if state.gathered.is_empty() {
+                state.gathered = reuse(pending);
+            }
+        }
+    }
+
+    /// One line from the subscriber (it writes each event's line in one call).
+    fn line(&self, line: &[u8], at_once: bool) {
+        let mut state = self.state();
+        if at_once
+            || !state.gathering
+            || state.stopping
+            || state.gathered.len() + line.len() > self.shared.cap
+        {
+            // What was gathered before this line goes first.
+            let pending = std::mem::take(&mut state.gathered);
+            let mut out = std::io::stderr().lock();
+            drop(state);
+            write_out(&mut out, &pending);
+            write_out(&mut out, line);
+            drop(out);
+            let mut state = self.state();
+            if state.gathered.is_empty() {
+                state.gathered = reuse(pending);
+            }
+        } else {
+            state.gathered.extend_from_slice(line);
+        }
+    }
+
+    fn stop(&self) {
+        self.state().stopping = true;
+        self.shared.wake.notify_all();
+        let handle = self.shared.flusher.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some(handle) = handle {
+            let _ = handle.join();
+        }
+        let pending = std::mem::take(&mut self.state().gathered);
+        write_out(&mut std::io::stderr().lock(), &pending);
+    }
+}
+
+/// An emptied buffer back for the next lines, unless it grew large.
+fn reuse(mut buffer: Vec<u8>) -> Vec<u8> {
+    buffer.clear();
+    if buffer.capacity() > BUFFER_CAP { Vec::new() } else { buffer }
+}
+
+/// Standard error is where the lines go; when it is closed there is nowhere to say so.
+fn write_out(out: &mut std::io::StderrLock<'static>, bytes: &[u8]) {
+    if !bytes.is_empty() {
+        let _ = out.write_all(bytes);
+    }
+}
+
+/// The writer for one event: its level decides whether its line waits.
+pub(crate) struct EventWriter {
+    sink: Sink,
+    at_once: bool,
+}
+
+impl std::io::Write for EventWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.sink.line(buf, self.at_once);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> MakeWriter<'a> for Sink {
+    type Writer = EventWriter;
+
+    fn make_writer(&'a self) -> EventWriter {
+        EventWriter { sink: self.clone(), at_once: true }
+    }
+
+    fn make_writer_for(&'a self, meta: &Metadata<'_>) -> EventWriter {
+        EventWriter { sink: self.clone(), at_once: *meta.level() <= Level::WARN }
+    }
+}
+
+/// An event's fields as tracing's default text format writes them: the message first, then
+/// `name=value` separated by spaces, a `&str` or a `Debug` value in its `Debug` form, a `%`
+/// value in its `Display` form, the message with terminal control characters escaped.
+pub(crate) struct Fields;
+
+impl<'w> FormatFields<'w> for Fields {
+    fn format_fields<R: RecordFields>(&self, writer: Writer<'w>, fields: R) -> fmt::Result {
+        let mut visitor = FieldWriter { writer, first: true, result: Ok(()) };
+        fields.record(&mut visitor);
+        visitor.result
+    }
+}
+
+struct FieldWriter<'w> {
+    writer: Writer<'w>,
+    first: bool,
+    result: fmt::Result,
+}
+
+impl FieldWriter<'_> {
+    /// The separator and `name=`, or nothing for the message; false when it is the message.
+    fn start(&mut self, field: &Field) -> Result<bool, fmt::Error> {
+        if !std::mem::take(&mut self.first) {
+            self.writer.write_char(' ')?;
+        }
+        let name = field.name();
+        if name == "message" {
+            return Ok(false);
+        }
+        self.writer.write_str(name.strip_prefix("r#").unwrap_or(name))?;
+        self.writer.write_char('=')?;
+        Ok(true)
+    }
+
+    fn write(&mut self, field: &Field, value: Value<'_>) {
+        if self.result.is_err() {
+            return;
+        }
+        self.result = self.start(field).and_then(|named| match value {
+            Value::Str(text) if named => write_debug_str(&mut self.writer, text),
+            Value::Str(text) => self.write_message(format_args!("{text}")),
+            Value::Debug(value) if named => write!(self.writer, "{value:?}"),
+            Value::Debug(value) => self.write_message(format_args!("{value:?}")),
+            Value::U64(n) => write!(self.writer, "{n}"),
+            Value::I64(n) => write!(self.writer, "{n}"),
+            Value::Bool(b) => self.writer.write_str(if b { "true" } else { "false" }),
+        });
+    }
+
+    fn write_message(&mut self, message: fmt::Arguments<'_>) -> fmt::Result {
+        if !self.writer.sanitizes_ansi_escapes() {
+            return self.writer.write_fmt(message);
+        }
+        match message.as_str() {
+            Some(text) if !text.chars().any(is_terminal_control) => self.writer.write_str(text),
+            _ => write!(Sanitized(&mut self.writer), "{message}"),
+        }
+    }
+}
+
+/// A field value as the visitor is handed it.
+enum Value<'a> {
+    Str(&'a str),
+    Debug(&'a dyn fmt::Debug),
+    U64(u64),
+    I64(i64),
+    Bool(bool),
+}
+
+impl Visit for FieldWriter<'_> {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.write(field, Value::Str(value));
+    }
+
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        self.write(field, Value::U64(value));
+    }
+
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        self.write(field, Value::I64(value));
+    }
+
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        self.write(field, Value::Bool(value));
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        self.write(field, Value::Debug(value));
+    }
+}
+
+/// `text` as `{:?}` writes it, without the formatter when nothing in it needs escaping.
+fn write_debug_str(writer: &mut Writer<'_>, text: &str) -> fmt::Result {
+    if text.bytes().all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\') {
+        writer.write_char('"')?;
+        writer.write_str(text)?;
+        writer.write_char('"')
+    } else {
+        write!(writer, "{text:?}")
+    }
+}
+
+/// The characters tracing escapes in a message so that it cannot drive a terminal.
+fn is_terminal_control(c: char) -> bool {
+    matches!(c, '\x1b' | '\x07' | '\x08' | '\x0c' | '\x7f' | '\u{80}'..='\u{9f}')
+}
+
+/// Writes through with terminal control characters escaped, as tracing does.
+struct Sanitized<'a, 'w>(&'a mut Writer<'w>);
+
+impl fmt::Write for Sanitized<'_, '_> {
+    fn write_str(&mut self, text: &str) -> fmt::Result {
+        for c in text.chars() {
+            match c {
+                '\x1b' => self.0.write_str("\\x1b")?,
+                '\x07' => self.0.write_str("\\x07")?,
+                '\x08' => self.0.write_str("\\x08")?,
+                '\x0c' => self.0.write_str("\\x0c")?,
+                '\x7f' => self.0.write_str("\\x7f")?,
+                '\u{80}'..='\u{9f}' => write!(self.0, "\\u{{{:x}}}", c as u32)?,
+                c => self.0.write_char(c)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The time of a line as tracing's default timer writes it (`2026-12-01T21:31:11.123456Z`,
+/// UTC), with the date and time of day worked out once per second and per thread.
+pub(crate) struct Clock;
+
+thread_local! {
+    /// The second last formatted on this thread, and its text up to the seconds.
+    static SECOND: Cell<(u64, [u8; 19])> = const { Cell::new((u64::MAX, [0; 19])) };
+}
+
+impl FormatTime for Clock {
+    fn format_time(&self, w: &mut Writer<'_>) -> fmt::Result {
+        let Ok(since) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) else {
+            return tracing_subscriber::fmt::time::SystemTime.format_time(w);
+        };
+        let seconds = since.as_secs();
+        let (cached, mut text) = SECOND.get();
+        if cached != seconds {
+            match second_text(seconds) {
+                Some(formatted) => text = formatted,
+                None => return tracing_subscriber::fmt::time::SystemTime.format_time(w),
+            }
+            SECOND.set((seconds, text));
+        }
+        // Only ASCII digits and separators were written into it.
+        let text = std::str::from_utf8(&text).map_err(|_| fmt::Error)?;
+        write!(w, "{text}.{:06}Z", since.subsec_micros())
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SS` of a time `seconds` after 1970 (UTC), for years up to 9999.
+fn second_text(seconds: u64) -> Option<[u8; 19]> {
+    let days = i64::try_from(seconds / 86_400).ok()?;
+    let of_day = seconds % 86_400;
+    let (year, month, day) = civil_date(days);
+    if year > 9999 {
+        return None;
+    }
+    let mut text = [0u8; 19];
+    let mut put = |at: usize, value: u64, width: usize| {
+        let mut value = value;
+        for i in (at..at + width).rev() {
+            text[i] = b'0' + (value % 10) as u8;
+            value /= 10;
+        }
+    };
+    put(0, year as u64, 4);
+    put(5, month, 2);
+    put(8, day, 2);
+    put(11, of_day / 3600, 2);
+    put(14, of_day / 60 % 60, 2);
+    put(17, of_day % 60, 2);
+    for (at, separator) in [(4, b'-'), (7, b'-'), (10, b'T'), (13, b':'), (16, b':')] {
+        text[at] = separator;
+    }
+    Some(text)
+}
+
+/// The proleptic Gregorian (year, month, day) of a day counted from 1970-01-01.
+fn civil_date(days: i64) -> (i64, u64, u64) {
+    // Counted in 400-year eras from 0000-03-01, so that the leap day ends a year.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let of_era = z.rem_euclid(146_097);
+    let year_of_era = (of_era - of_era / 1460 + of_era / 36_524 - of_era / 146_096) / 365;
+    let of_year = of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let shifted_month = (5 * of_year + 2) / 153;
+    let day = (of_year - (153 * shifted_month + 2) / 5 + 1) as u64;
+    let month = if shifted_month < 10 { shifted_month + 3 } else { shifted_month - 9 } as u64;
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sink_without_flusher(cap: usize) -> Sink {
+        Sink {
+            shared: Arc::new(Shared {
+                state: Mutex::new(State { gathering: true, ..State::default() }),
+                wake: Condvar::new(),
+                flusher: Mutex::new(None),
+                cap,
+            }),
+        }
+    }
+
+    #[test]
+    fn start_up_lines_do_not_wait() {
+        let sink = sink_without_flusher(BUFFER_CAP);
+        sink.state().gathering = false;
+        sink.line(b"\n", false);
+        assert!(sink.state().gathered.is_empty());
+    }
+
+    #[test]
+    fn info_lines_wait_and_a_warning_takes_them_out_first() {
+        let sink = sink_without_flusher(BUFFER_CAP);
+        sink.line(b"one\n", false);
+        sink.line(b"two\n", false);
+        assert_eq!(sink.state().gathered, b"one\ntwo\n");
+        sink.line(b"warned\n", true);
+        assert!(sink.state().gathered.is_empty());
+    }
+
+    #[test]
+    fn a_full_buffer_is_written_by_the_writer() {
+        let sink = sink_without_flusher(6);
+        sink.line(b"cap\n", false);
+        assert_eq!(sink.state().gathered, b"cap\n");
+        sink.line(b"cap\n", false);
+        assert!(sink.state().gathered.is_empty(), "over the cap, both lines were written");
+    }
+
+    /// What a subscriber with `fields` writes for the events of `emit` (no time, no target).
+    fn written(custom: bool, emit: fn()) -> String {
+        #[derive(Clone, Default)]
+        struct Buffer(Arc<Mutex<Vec<u8>>>);
+        impl std::io::Write for Buffer {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap_or_else(PoisonError::into_inner).extend_from_slice(buf);
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let buffer = Buffer::default();
+        let out = buffer.clone();
+        let builder = tracing_subscriber::fmt()
+            .with_writer(move || out.clone())
+            .with_ansi(false)
+            .without_time()
+            .with_target(false);
+        if custom {
+            tracing::subscriber::with_default(builder.fmt_fields(Fields).finish(), emit);
+        } else {
+            tracing::subscriber::with_default(builder.finish(), emit);
+        }
+        let bytes = buffer.0.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    #[test]
+    fn fields_are_written_as_tracing_writes_them() {
+        fn emit() {
+            let name = std::borrow::Cow::Borrowed("catalog_get");
+            tracing::info!(tool = %name, revision = "2025-11-25", outcome = %"success", bytes = 412_u64, offloaded = false, duration_ms = 3_u64, "tools/call");
+            tracing::warn!(delta = -7_i64, quoted = "say \"hi\"\n", debugged = ?Some("x"), r#type = "text", "plain");
+            tracing::error!(reason = %"a\nb", "bell \x07 escape \x1b[31m c1 \u{9b} done");
+            tracing::info!(count = 2, "{} interpolated {:?}", "with", "args\x1b");
+            tracing::info!(only = true);
+        }
+        let ours = written(true, emit);
+        assert_eq!(ours, written(false, emit));
+        assert!(ours.contains(
+            "tools/call tool=catalog_get revision=\"2025-11-25\" outcome=success bytes=412 offloaded=false duration_ms=3"
+        ), "{ours}");
+        assert!(ours.contains("bell \\x07 escape \\x1b[31m c1 \\u{9b} done"), "{ours}");
+    }
+
+    #[test]
+    fn the_clock_writes_what_tracing_s_timer_writes() {
+        for (seconds, text) in [
+            (0, "1970-01-01T00:00:00"),
+            (951_782_400, "2000-02-29T00:00:00"),
+            (951_868_799, "2000-02-29T23:59:59"),
+            (1_796_169_599, "2026-12-01T23:59:59"),
+            (4_107_542_400, "2100-03-01T00:00:00"),
+            (253_402_300_799, "9999-12-31T23:59:59"),
+        ] {
+            let formatted = second_text(seconds).map(|t| String::from_utf8_lossy(&t).into_owned());
+            assert_eq!(formatted.as_deref(), Some(text), "{seconds}");
+        }
+        assert_eq!(second_text(253_402_300_800), None, "year 10000 is left to tracing's timer");
+        // Against tracing's own timer at the same moment (again if a second turned between).
+        let format = |timer: &dyn FormatTime| {
+            let mut text = String::new();
+            timer.format_time(&mut Writer::new(&mut text)).map(|()| text)
+        };
+        let agreed = (0..5).any(|_| {
+            let (ours, theirs) =
+                (format(&Clock), format(&tracing_subscriber::fmt::time::SystemTime));
+            let (Ok(ours), Ok(theirs)) = (ours, theirs) else { return false };
+            ours.len() == theirs.len() && ours.get(..19) == theirs.get(..19) && ours.ends_with('Z')
+        });
+        assert!(agreed);
+    }
+}

@@ -34,10 +34,22 @@ pub(crate) struct Rounds {
     native: bool,
     asks: Vec<Capability>,
     round: InputRound,
-    sealer: Option<StateSealer>,
+    /// 2026-07-28 only: what seals and opens its `requestState`.
+    sealing: Option<Sealing>,
+}
+
+/// The sealer of a 2026-07-28 call's `requestState` and what the state is bound to.
+struct Sealing {
+    sealer: StateSealer,
     tool: String,
     principal: String,
     arguments: Value,
+}
+
+impl Sealing {
+    fn binding(&self) -> Binding<'_> {
+        Binding { tool: &self.tool, principal: &self.principal, arguments: &self.arguments }
+    }
 }
 
 impl Rounds {
@@ -57,32 +69,25 @@ impl Rounds {
             .filter(|c| allowed.contains(c))
             .collect();
         let native = McpCaps::of(revision).input_required_result;
-        let mut rounds = Self {
-            native,
-            asks,
-            round: InputRound::default(),
-            sealer: None,
-            tool: request.name.to_string(),
-            principal: principal.name().to_owned(),
-            arguments: arguments.clone(),
-        };
+        let mut rounds = Self { native, asks, round: InputRound::default(), sealing: None };
         if native {
             let keys = server.gateway().config().stored.signer().keys().clone();
-            let sealer = StateSealer::new(keys);
+            let sealing = Sealing {
+                sealer: StateSealer::new(keys),
+                tool: request.name.to_string(),
+                principal: principal.name().to_owned(),
+                arguments: arguments.clone(),
+            };
             rounds.round = round_of(
-                &sealer,
+                &sealing.sealer,
                 request.input_responses.as_ref(),
                 request.request_state.as_deref(),
-                rounds.binding(),
+                sealing.binding(),
                 unix_now(),
             )?;
-            rounds.sealer = Some(sealer);
+            rounds.sealing = Some(sealing);
         }
         Ok(rounds)
-    }
-
-    fn binding(&self) -> Binding<'_> {
-        Binding { tool: &self.tool, principal: &self.principal, arguments: &self.arguments }
     }
 
     /// What the client can be asked.
@@ -126,7 +131,8 @@ impl Rounds {
             let responses = match Box::pin(ask_on_connection(&peer, input)).await {
                 Ok(responses) => responses,
                 Err(why) => {
-                    tracing::warn!(tool = %self.tool, reason = %why, "the client did not answer");
+                    let name = &tool.spec.name;
+                    tracing::warn!(tool = %name, reason = %why, "the client did not answer");
                     return Ok(result);
                 }
             };
@@ -139,10 +145,10 @@ impl Rounds {
 
     /// On 2026-07-28, the sealed `requestState` of a result that asks for input.
     pub(crate) fn seal(&self, result: &ToolResult) -> Result<Option<String>, ErrorData> {
-        match (&self.sealer, result.input_required_requests()) {
-            (Some(sealer), Some(input)) => {
+        match (&self.sealing, result.input_required_requests()) {
+            (Some(sealing), Some(input)) => {
                 let expires = unix_now() + DEFAULT_STATE_TTL;
-                seal(sealer, input, self.binding(), expires).map(Some)
+                seal(&sealing.sealer, input, sealing.binding(), expires).map(Some)
             }
             _ => Ok(None),
         }

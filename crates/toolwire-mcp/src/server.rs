@@ -438,7 +438,8 @@ impl McpServer {
             guard.check(&name, &ctx)?;
         }
         let principal = principal_of(&ctx, &self.gateway);
-        let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
+        let mut request = request;
+        let arguments = Value::Object(request.arguments.take().unwrap_or_default());
         let query = Query::new(&name, arguments.clone());
         let rounds =
             crate::input::Rounds::open(self, &ctx, &request, revision, &principal, &arguments)?;

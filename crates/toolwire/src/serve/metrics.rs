@@ -44,7 +44,8 @@ impl Histogram {
 
 #[derive(Debug, Default)]
 struct Families {
-    calls: BTreeMap<(String, &'static str, String), u64>,
+    /// By tool, revision and outcome (nested, so that a call finds its count by `&str`).
+    calls: BTreeMap<String, BTreeMap<&'static str, BTreeMap<String, u64>>>,
     duration: BTreeMap<String, Histogram>,
     size: BTreeMap<String, Histogram>,
     offloads: BTreeMap<String, u64>,
@@ -110,15 +111,19 @@ impl Metrics {
             "tools/call requests by tool, revision and outcome.",
             f.calls
                 .iter()
-                .map(|((tool, revision, outcome), n)| {
-                    (
-                        vec![
-                            ("tool", tool.as_str()),
-                            ("revision", *revision),
-                            ("outcome", outcome),
-                        ],
-                        *n,
-                    )
+                .flat_map(|(tool, revisions)| {
+                    revisions.iter().flat_map(move |(revision, outcomes)| {
+                        outcomes.iter().map(move |(outcome, n)| {
+                            (
+                                vec![
+                                    ("tool", tool.as_str()),
+                                    ("revision", *revision),
+                                    ("outcome", outcome.as_str()),
+                                ],
+                                *n,
+                            )
+                        })
+                    })
                 })
                 .collect(),
         );
@@ -186,16 +191,17 @@ impl CallObserver for Metrics {
     fn call(&self, record: &CallRecord<'_>) {
         let tool = if record.outcome == "unknown_tool" { UNKNOWN_TOOL } else { record.tool };
         let mut f = self.lock();
-        *f.calls
-            .entry((tool.to_owned(), record.revision.as_str(), record.outcome.to_owned()))
-            .or_default() += 1;
+        update(&mut f.calls, tool, |revisions| {
+            let outcomes = revisions.entry(record.revision.as_str()).or_default();
+            update(outcomes, record.outcome, |n| *n += 1);
+        });
         let seconds = record.duration.as_secs_f64();
-        f.duration.entry(tool.to_owned()).or_default().observe(&DURATION_BUCKETS, seconds);
+        update(&mut f.duration, tool, |h| h.observe(&DURATION_BUCKETS, seconds));
         if record.outcome != "unknown_tool" && record.outcome != "internal_error" {
-            f.size.entry(tool.to_owned()).or_default().observe(&SIZE_BUCKETS, record.bytes as f64);
+            update(&mut f.size, tool, |h| h.observe(&SIZE_BUCKETS, record.bytes as f64));
         }
         if record.legacy {
-            *f.legacy.entry(tool.to_owned()).or_default() += 1;
+            update(&mut f.legacy, tool, |n| *n += 1);
         }
     }
 
@@ -206,6 +212,15 @@ impl CallObserver for Metrics {
         if let Some(error) = record.store_error {
             *f.store_errors.entry(error.kind()).or_default() += 1;
         }
+    }
+}
+
+/// `change` applied to the value under `key`, inserted empty the first time: the key is copied
+/// only then, not on every call.
+fn update<V: Default>(map: &mut BTreeMap<String, V>, key: &str, change: impl FnOnce(&mut V)) {
+    match map.get_mut(key) {
+        Some(value) => change(value),
+        None => change(map.entry(key.to_owned()).or_default()),
     }
 }
 

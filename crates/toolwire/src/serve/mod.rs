@@ -238,7 +238,8 @@ async fn serve_http(
         .with_allowed_origins(settings.allowed_origins.iter().cloned())
         .with_cancellation_token(stop.child_token());
     let sessions = Arc::new(sessions::CappedSessions::new(&settings.transport));
-    let service = StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config);
+    let rmcp =
+        Arc::new(StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config));
     let auth = Arc::new(auth::Auth::from_settings(settings));
     if let Some(oauth) = auth.oauth() {
         // Keys are fetched now when the issuer is up, else on the first token (and /readyz).
@@ -258,10 +259,12 @@ async fn serve_http(
     } else {
         ops
     };
-    let gate_state = Arc::new(Gate { auth: auth.clone(), sessions, drain: drain.clone() });
+    let endpoint = Arc::new(Endpoint { auth: auth.clone(), sessions, drain: drain.clone(), rmcp });
     let mut app = axum::Router::new()
-        .nest_service("/mcp", service)
-        .layer(axum::middleware::from_fn_with_state(gate_state, gate))
+        .route("/mcp", axum::routing::any(mcp))
+        .route("/mcp/", axum::routing::any(mcp))
+        .route("/mcp/{*rest}", axum::routing::any(mcp))
+        .with_state(endpoint)
         .merge(auth::discovery(auth));
     match settings.ops.listen {
         None => app = app.merge(ops),
@@ -310,29 +313,39 @@ async fn serve_ops(
     Ok(())
 }
 
-/// What stands in front of `/mcp`.
-struct Gate {
+/// `/mcp` (and, as before, any path below it): what stands in front of rmcp's Streamable HTTP
+/// service, and that service, shared. One handler instead of a middleware layer and a nested
+/// service: a layer costs every request a boxed future and a clone of the service behind it,
+/// and rmcp's own `Service::call` clones the service, its configuration included.
+struct Endpoint {
     auth: Arc<auth::Auth>,
     sessions: Arc<sessions::CappedSessions>,
     drain: CancellationToken,
+    rmcp: Arc<StreamableHttpService<McpServer, sessions::CappedSessions>>,
 }
 
-/// Everything in front of `/mcp`, in one layer (each layer costs every request a boxed future and
-/// a clone of the service behind it): authentication, then a session `DELETE` answered as
-/// clients expect ([`sessions::delete`]), and `GET` streams that end when the drain begins.
-async fn gate(
-    axum::extract::State(gate): axum::extract::State<Arc<Gate>>,
+impl Endpoint {
+    async fn serve(&self, request: axum::extract::Request) -> axum::response::Response {
+        self.rmcp.handle(request).await.map(axum::body::Body::new)
+    }
+}
+
+/// Authentication, then a session `DELETE` answered as clients expect ([`sessions::delete`]),
+/// `GET` streams that end when the drain begins, and everything else straight to rmcp.
+async fn mcp(
+    axum::extract::State(endpoint): axum::extract::State<Arc<Endpoint>>,
     request: axum::extract::Request,
-    next: axum::middleware::Next,
 ) -> axum::response::Response {
-    let request = match auth::admit(&gate.auth, request).await {
+    let request = match auth::admit(&endpoint.auth, request).await {
         Ok(request) => request,
         Err(refused) => return refused,
     };
     match *request.method() {
-        http::Method::GET => end_on_drain(next.run(request).await, &gate.drain),
-        http::Method::DELETE => sessions::delete(&gate.sessions, request, next).await,
-        _ => next.run(request).await,
+        http::Method::GET => end_on_drain(endpoint.serve(request).await, &endpoint.drain),
+        http::Method::DELETE => {
+            sessions::delete(&endpoint.sessions, request, |r| endpoint.serve(r)).await
+        }
+        _ => endpoint.serve(request).await,
     }
 }
 

@@ -11,7 +11,6 @@ use std::sync::Arc;
 
 use axum::extract::Request;
 use axum::http::StatusCode;
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures::Stream;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
@@ -128,15 +127,19 @@ const SESSION_HEADER: &str = "mcp-session-id";
 
 /// A `DELETE`, answered as clients expect: 404 for a session this server does not know, 204
 /// for one it ended; one without a session id is passed through untouched.
-pub(crate) async fn delete(sessions: &CappedSessions, request: Request, next: Next) -> Response {
+pub(crate) async fn delete<F: Future<Output = Response>>(
+    sessions: &CappedSessions,
+    request: Request,
+    serve: impl FnOnce(Request) -> F,
+) -> Response {
     let Some(id) = request.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
-        return next.run(request).await;
+        return serve(request).await;
     };
     let id: SessionId = Arc::from(id);
     if !sessions.has_session(&id).await.unwrap_or(false) {
         return (StatusCode::NOT_FOUND, "unknown session").into_response();
     }
-    let mut response = next.run(request).await;
+    let mut response = serve(request).await;
     if response.status() == StatusCode::ACCEPTED {
         *response.status_mut() = StatusCode::NO_CONTENT;
     }

@@ -27,8 +27,15 @@ function init(args)
   end
 end
 
-local failures = 0
+-- Answers that were not a 200 with a successful result, per thread; a global, so that done()
+-- can read every thread's count (wrk runs each thread's script in a state of its own).
+failures = 0
 local next_id = 0
+local threads = {}
+
+function setup(thread)
+  table.insert(threads, thread)
+end
 
 -- Every request has its own JSON-RPC id: ids in flight in one session must differ (a server
 -- routes each answer back to its request by id).
@@ -47,8 +54,13 @@ function response(status, headers, body)
 end
 
 function done(summary, latency, requests)
+  local failed = 0
+  for _, thread in ipairs(threads) do
+    failed = failed + (thread:get("failures") or 0)
+  end
   io.write(string.format("RESULT requests=%d rps=%.1f p50_ms=%.2f p99_ms=%.2f errors=%d\n",
     summary.requests, summary.requests / (summary.duration / 1e6),
     latency:percentile(50) / 1000, latency:percentile(99) / 1000,
-    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout))
+    summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status +
+      summary.errors.timeout + failed))
 end

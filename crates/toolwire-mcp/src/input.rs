@@ -30,11 +30,10 @@ use crate::server::McpServer;
 /// The input-required side of one `tools/call`: what the client can be asked, the round its
 /// retry carries (2026-07-28) and the sealer of the next `requestState`.
 pub(crate) struct Rounds {
-    /// 2026-07-28: the result itself goes back; below, requests go over the connection.
-    native: bool,
     asks: Vec<Capability>,
     round: InputRound,
-    /// 2026-07-28 only: what seals and opens its `requestState`.
+    /// 2026-07-28 only, where the result itself goes back (below, requests go over the
+    /// connection): what seals and opens its `requestState`.
     sealing: Option<Sealing>,
 }
 
@@ -68,9 +67,8 @@ impl Rounds {
             .into_iter()
             .filter(|c| allowed.contains(c))
             .collect();
-        let native = McpCaps::of(revision).input_required_result;
-        let mut rounds = Self { native, asks, round: InputRound::default(), sealing: None };
-        if native {
+        let mut rounds = Self { asks, round: InputRound::default(), sealing: None };
+        if McpCaps::of(revision).input_required_result {
             let keys = server.gateway().config().stored.signer().keys().clone();
             let sealing = Sealing {
                 sealer: StateSealer::new(keys),
@@ -113,7 +111,8 @@ impl Rounds {
         // Only a client that declared something to be asked can get a second round; for any
         // other the arguments and the context go to the tool without being copied.
         let peer = context.request().map(|request| request.peer.clone());
-        let (false, Some(peer), false) = (self.native, peer, self.asks.is_empty()) else {
+        let (false, Some(peer), false) = (self.sealing.is_some(), peer, self.asks.is_empty())
+        else {
             let result = server.run_tool(tool, arguments, context).await?;
             return Ok(checked(result, &self.asks));
         };

@@ -90,6 +90,7 @@ struct State {
     gathered: Vec<u8>,
     /// Whether info lines wait (after start-up).
     gathering: bool,
+    /// Every line is written at once: the gateway is stopping, or the flusher could not start.
     stopping: bool,
 }
 

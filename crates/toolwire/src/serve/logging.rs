@@ -278,12 +278,10 @@ impl FieldWriter<'_> {
     }
 
     fn write_message(&mut self, message: fmt::Arguments<'_>) -> fmt::Result {
-        if !self.writer.sanitizes_ansi_escapes() {
-            return self.writer.write_fmt(message);
-        }
-        match message.as_str() {
-            Some(text) if !text.chars().any(is_terminal_control) => self.writer.write_str(text),
-            _ => write!(Sanitized(&mut self.writer), "{message}"),
+        if self.writer.sanitizes_ansi_escapes() {
+            Sanitized(&mut self.writer).write_fmt(message)
+        } else {
+            self.writer.write_fmt(message)
         }
     }
 }
@@ -340,6 +338,9 @@ struct Sanitized<'a, 'w>(&'a mut Writer<'w>);
 
 impl fmt::Write for Sanitized<'_, '_> {
     fn write_str(&mut self, text: &str) -> fmt::Result {
+        if !text.chars().any(is_terminal_control) {
+            return self.0.write_str(text);
+        }
         for c in text.chars() {
             match c {
                 '\x1b' => self.0.write_str("\\x1b")?,

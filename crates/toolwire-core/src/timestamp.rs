@@ -2,6 +2,7 @@
 //! that a parsed timestamp renders exactly as it came in ("seconds unless the source had a
 //! fraction").
 
+use std::cell::Cell;
 use std::fmt;
 
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -70,6 +71,32 @@ impl Timestamp {
 
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let Some(seconds) = seconds_text(self.at.timestamp()) else {
+            return self.fmt_with_chrono(f);
+        };
+        // `YYYY-MM-DDTHH:MM:SS`, `.` and up to nine digits, `Z`.
+        let mut text = [0u8; 30];
+        text[..19].copy_from_slice(&seconds);
+        let mut len = 19;
+        if self.fraction_digits > 0 {
+            let digits = usize::from(self.fraction_digits);
+            text[19] = b'.';
+            let mut nanos = self.at.timestamp_subsec_nanos() % 1_000_000_000;
+            for at in (20..29).rev() {
+                text[at] = b'0' + (nanos % 10) as u8;
+                nanos /= 10;
+            }
+            len = 20 + digits;
+        }
+        text[len] = b'Z';
+        // Only ASCII digits and separators were written.
+        f.write_str(std::str::from_utf8(&text[..=len]).map_err(|_| fmt::Error)?)
+    }
+}
+
+impl Timestamp {
+    /// The years [`seconds_text`] leaves out, written by chrono.
+    fn fmt_with_chrono(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let seconds = self.at.to_rfc3339_opts(SecondsFormat::Secs, true);
         if self.fraction_digits == 0 {
             return f.write_str(&seconds);
@@ -78,6 +105,62 @@ impl fmt::Display for Timestamp {
         let base = seconds.trim_end_matches('Z');
         write!(f, "{base}.{}Z", &nanos[..usize::from(self.fraction_digits)])
     }
+}
+
+/// `YYYY-MM-DDTHH:MM:SS` of a time `seconds` after 1970-01-01T00:00:00 UTC, for the years 0000
+/// to 9999 (`None` outside them). Every result and log line carries the current second, often
+/// several times: the last second written on a thread is kept, and the others are worked out
+/// with integer arithmetic (a fraction of what a general date formatter costs).
+pub fn seconds_text(seconds: i64) -> Option<[u8; 19]> {
+    thread_local! {
+        static LAST: Cell<Option<(i64, [u8; 19])>> = const { Cell::new(None) };
+    }
+    if let Some((last, text)) = LAST.get()
+        && last == seconds
+    {
+        return Some(text);
+    }
+    let text = civil_text(seconds)?;
+    LAST.set(Some((seconds, text)));
+    Some(text)
+}
+
+/// [`seconds_text`], worked out.
+fn civil_text(seconds: i64) -> Option<[u8; 19]> {
+    let days = seconds.div_euclid(86_400);
+    let of_day = seconds.rem_euclid(86_400) as u64;
+    let (year, month, day) = civil_date(days);
+    let year = u64::try_from(year).ok().filter(|year| *year <= 9999)?;
+    let mut text = *b"0000-00-00T00:00:00";
+    let mut put = |at: usize, value: u64, width: usize| {
+        let mut value = value;
+        for i in (at..at + width).rev() {
+            text[i] = b'0' + (value % 10) as u8;
+            value /= 10;
+        }
+    };
+    put(0, year, 4);
+    put(5, month, 2);
+    put(8, day, 2);
+    put(11, of_day / 3600, 2);
+    put(14, of_day / 60 % 60, 2);
+    put(17, of_day % 60, 2);
+    Some(text)
+}
+
+/// The proleptic Gregorian (year, month, day) of a day counted from 1970-01-01.
+fn civil_date(days: i64) -> (i64, u64, u64) {
+    // Counted in 400-year eras from 0000-03-01, so that the leap day ends a year.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let of_era = z.rem_euclid(146_097);
+    let year_of_era = (of_era - of_era / 1460 + of_era / 36_524 - of_era / 146_096) / 365;
+    let of_year = of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let shifted_month = (5 * of_year + 2) / 153;
+    let day = (of_year - (153 * shifted_month + 2) / 5 + 1) as u64;
+    let month = if shifted_month < 10 { shifted_month + 3 } else { shifted_month - 9 } as u64;
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
 }
 
 #[cfg(test)]
@@ -105,6 +188,56 @@ mod tests {
             Timestamp::parse("2026-11-29T12:00:00+02:00").map(|t| t.to_string()),
             Ok("2026-11-29T10:00:00Z".to_owned())
         );
+    }
+
+    /// A timestamp as chrono writes it.
+    struct Chrono(Timestamp);
+
+    impl fmt::Display for Chrono {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            self.0.fmt_with_chrono(f)
+        }
+    }
+
+    #[test]
+    fn writes_what_chrono_writes() {
+        let instants = [
+            (-62_167_219_200, 0),
+            (-1, 999_999_999),
+            (0, 0),
+            (951_782_400, 5),
+            (951_868_799, 120_000_000),
+            (1_796_169_599, 123_456_789),
+            (4_107_542_400, 1),
+            (253_402_300_799, 999_000_000),
+            (253_402_300_800, 0),
+            (-62_167_219_201, 0),
+        ];
+        for (seconds, nanos) in instants {
+            let Some(at) = DateTime::from_timestamp(seconds, nanos) else { panic!("{seconds}") };
+            for digits in 0..=9 {
+                let timestamp = Timestamp::with_fraction_digits(at, digits);
+                assert_eq!(
+                    timestamp.to_string(),
+                    Chrono(timestamp).to_string(),
+                    "{seconds}.{nanos} with {digits} digits"
+                );
+            }
+        }
+        for (seconds, text) in [
+            (0, "1970-01-01T00:00:00"),
+            (951_782_400, "2000-02-29T00:00:00"),
+            (951_868_799, "2000-02-29T23:59:59"),
+            (1_796_169_599, "2026-12-01T23:59:59"),
+            (4_107_542_400, "2100-03-01T00:00:00"),
+            (253_402_300_799, "9999-12-31T23:59:59"),
+            (-1, "1969-12-31T23:59:59"),
+        ] {
+            let written = seconds_text(seconds).map(|t| String::from_utf8_lossy(&t).into_owned());
+            assert_eq!(written.as_deref(), Some(text), "{seconds}");
+        }
+        assert_eq!(seconds_text(253_402_300_800), None, "year 10000");
+        assert_eq!(seconds_text(-62_167_219_201), None, "year -1");
     }
 
     #[test]

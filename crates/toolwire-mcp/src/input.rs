@@ -105,18 +105,18 @@ impl Rounds {
         &self,
         server: &McpServer,
         tool: &RegisteredTool,
-        arguments: Value,
+        arguments: &Value,
         context: CallContext,
     ) -> Result<ToolResult, ErrorData> {
         // Only a client that declared something to be asked can get a second round; for any
-        // other the arguments and the context go to the tool without being copied.
+        // other the context goes to the tool without being copied.
         let peer = context.request().map(|request| request.peer.clone());
         let (false, Some(peer), false) = (self.sealing.is_some(), peer, self.asks.is_empty())
         else {
             let result = server.run_tool(tool, arguments, context).await?;
             return Ok(checked(result, &self.asks));
         };
-        let mut result = server.run_tool(tool, arguments.clone(), context.clone()).await?;
+        let mut result = server.run_tool(tool, arguments, context.clone()).await?;
         for _ in 0..MAX_ROUNDS {
             let Some(input) = result.input_required_requests() else {
                 return Ok(result);
@@ -136,8 +136,7 @@ impl Rounds {
                 }
             };
             let round = InputRound::new(responses, input.state.clone());
-            result =
-                server.run_tool(tool, arguments.clone(), context.clone().with_input(round)).await?;
+            result = server.run_tool(tool, arguments, context.clone().with_input(round)).await?;
         }
         Ok(result)
     }

@@ -174,7 +174,7 @@ impl CallContext {
 /// schema) in, a result out. App tools and typed tools both end up here.
 pub trait DynTool: Send + Sync + 'static {
     /// Runs the tool.
-    fn call(&self, arguments: Value, context: CallContext) -> ToolFuture;
+    fn call(&self, arguments: &Value, context: CallContext) -> ToolFuture;
 }
 
 /// A tool function the registry can call, in one of four forms: `Fn(I)`, `Fn(I, CallContext)`
@@ -419,8 +419,8 @@ where
     I: DeserializeOwned + 'static,
     Form: 'static,
 {
-    fn call(&self, arguments: Value, context: CallContext) -> ToolFuture {
-        match serde_json::from_value::<I>(arguments) {
+    fn call(&self, arguments: &Value, context: CallContext) -> ToolFuture {
+        match I::deserialize(arguments) {
             Ok(input) => {
                 let future = self.function.call(&self.state, input, context);
                 Box::pin(async move { future.await.into_tool_result() })

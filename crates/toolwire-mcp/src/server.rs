@@ -315,20 +315,20 @@ impl McpServer {
     pub(crate) async fn run_tool(
         &self,
         tool: &RegisteredTool,
-        arguments: Value,
+        arguments: &Value,
         context: CallContext,
     ) -> Result<ToolResult, ErrorData> {
-        let name = tool.spec.name.clone();
+        let name = &tool.spec.name;
         let missing = context.principal.missing(tool.spec.privileges.iter().map(String::as_str));
         if !missing.is_empty() {
             return Ok(ToolResult::failure(ToolError::missing_privilege(missing)));
         }
-        let violations = tool.input.violations(&arguments);
+        let violations = tool.input.violations(arguments);
         if !violations.is_empty() {
-            return Ok(invalid_arguments(&name, violations));
+            return Ok(invalid_arguments(name, violations));
         }
         let handler = tool.handler.clone();
-        let internal = |why: &str| internal(&name, why);
+        let internal = |why: &str| internal(name, why);
         let future =
             match std::panic::catch_unwind(AssertUnwindSafe(|| handler.call(arguments, context))) {
                 Ok(future) => future,
@@ -440,14 +440,13 @@ impl McpServer {
         let principal = principal_of(&ctx, &self.gateway);
         let mut request = request;
         let arguments = Value::Object(request.arguments.take().unwrap_or_default());
-        let query = Query::new(&name, arguments.clone());
         let rounds =
             crate::input::Rounds::open(self, &ctx, &request, revision, &principal, &arguments)?;
         let context = CallContext::new(&name, principal.clone(), revision, ctx.id.to_string())
             .with_request(ctx)
             .with_client_capabilities(rounds.asks())
             .with_input(rounds.round());
-        let result = match rounds.run(self, &tool, arguments, context).await {
+        let result = match rounds.run(self, &tool, &arguments, context).await {
             Ok(result) => result,
             Err(error) => {
                 tracing::info!(
@@ -468,6 +467,7 @@ impl McpServer {
         }
         let sealed = rounds.seal(&result)?;
         let code = result.error().map(|error| error.code.as_str().to_owned());
+        let query = Query::new(&name, arguments);
         let outcome = self
             .render(&tool, result, Audience { revision, host }, &principal, query, sealed)
             .await?;

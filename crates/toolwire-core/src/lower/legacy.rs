@@ -53,7 +53,18 @@ pub(crate) fn render(layout: &Layout<'_>, include_payloads: bool) -> String {
 #[derive(Clone, Copy)]
 pub(crate) struct EnvelopeText<'a>(pub(crate) Layout<'a>);
 
+/// The largest data (its compact text, in bytes) whose compat-block envelope is written as soon
+/// as the result is measured: below it, writing the text once and counting its escapes costs
+/// less than counting its pieces and writing it later; above it, a result that is offloaded
+/// never builds an envelope it does not send.
+pub(crate) const WRITTEN_UP_TO: usize = 64 * 1024;
+
 impl EnvelopeText<'_> {
+    /// Whether the envelope is written when it is measured ([`WRITTEN_UP_TO`]).
+    pub(crate) fn is_small(self) -> bool {
+        self.0.data_json().map_or(0, str::len) <= WRITTEN_UP_TO
+    }
+
     /// The text, written straight into one string.
     pub(crate) fn to_text(self) -> String {
         render(&self.0, false)

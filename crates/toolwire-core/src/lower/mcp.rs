@@ -17,6 +17,7 @@
 
 use std::borrow::Cow;
 use std::fmt::{self, Write as _};
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -32,6 +33,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::input::InputRequests;
 use crate::layout::{Block, DataSchema, Layout, Plan, Structured};
 use crate::link::StoredLink;
+use crate::mapper::Names;
 use crate::part::{BinaryPart, EmbeddedResourcePart, Part, ResourceContents, ResourceLinkPart};
 use crate::result::{Provenance, ToolResult};
 use crate::target::McpRevision;
@@ -41,12 +43,8 @@ pub use crate::revision::{McpCaps, StructuredCap};
 /// The server-level settings the MCP lowering needs.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct McpSettings<'c> {
-    /// The `_meta` prefix, e.g. `dev.toolwire`.
-    pub(crate) prefix: &'c str,
-    /// `serverInfo.name`.
-    pub(crate) server_name: &'c str,
-    /// `serverInfo.version`.
-    pub(crate) server_version: &'c str,
+    /// The `_meta` prefix and `serverInfo`.
+    pub(crate) names: &'c Arc<Names>,
     /// The host can follow links (else the text points at the `read_result` tool).
     pub(crate) reads_links: bool,
 }
@@ -101,23 +99,46 @@ pub enum McpResult<'a> {
     InputRequired(InputRequiredResult<'a>),
 }
 
-impl McpResult<'_> {
-    /// The length of the compact JSON text, exactly as serializing would write it; the compat
-    /// block's envelope is measured from its pieces instead of being written and escaped.
-    pub(crate) fn wire_len(mut self) -> usize {
+impl<'a> McpResult<'a> {
+    /// The length of the compact JSON text, exactly as serializing would write it, and the compat
+    /// block's envelope text when it was written to be measured. A small envelope (data up to
+    /// [`legacy::WRITTEN_UP_TO`]) is written once here and kept, as it is sent; a larger one is
+    /// measured from its pieces and never built here.
+    pub(crate) fn measure(mut self) -> (usize, Option<String>) {
         let mut envelopes = 0;
+        let mut written = None;
         if let Self::Complete(result) = &mut self {
             for block in &mut result.content {
                 if let ContentBlock::Text { text } = block
                     && let TextKind::Envelope(envelope) = text.0
                 {
-                    envelopes += envelope.escaped_len();
+                    if envelope.is_small() {
+                        let full = envelope.to_text();
+                        envelopes += super::escaped_len(full.as_bytes());
+                        written = Some(full);
+                    } else {
+                        envelopes += envelope.escaped_len();
+                    }
                     // Counted below as its quotes alone.
                     *text = Text::from("");
                 }
             }
         }
-        super::json_len(&self) + envelopes
+        (super::json_len(&self) + envelopes, written)
+    }
+
+    /// The compat block's envelope as `text`, written beforehand ([`McpResult::measure`]).
+    fn with_envelope(mut self, text: &'a str) -> Self {
+        if let Self::Complete(result) = &mut self {
+            for block in &mut result.content {
+                if let ContentBlock::Text { text: kept } = block
+                    && let TextKind::Envelope(_) = kept.0
+                {
+                    *kept = Text::from(text);
+                }
+            }
+        }
+        self
     }
 }
 
@@ -451,9 +472,11 @@ fn result_meta<'a>(
     server_info: bool,
 ) -> ResultMeta<'a> {
     ResultMeta {
-        toolwire: PrefixedMeta::new(layout, settings.prefix, true),
-        server_info: server_info
-            .then_some(ServerInfo { name: settings.server_name, version: settings.server_version }),
+        toolwire: PrefixedMeta::new(layout, &settings.names.prefix, true),
+        server_info: server_info.then_some(ServerInfo {
+            name: &settings.names.server_name,
+            version: &settings.names.server_version,
+        }),
     }
 }
 
@@ -496,11 +519,11 @@ fn push_block<'a>(
                 meta: PrefixedMeta<'a>,
             }
             text(super::to_json_string(&MetaText {
-                meta: PrefixedMeta::new(layout, settings.prefix, false),
+                meta: PrefixedMeta::new(layout, &settings.names.prefix, false),
             }))
         }
         Block::Part(index) => match result.parts().get(index) {
-            Some(part) => part_block(index, part, caps, settings.prefix),
+            Some(part) => part_block(index, part, caps, &settings.names.prefix),
             None => return,
         },
         Block::StoredLink(index) => {
@@ -606,7 +629,7 @@ fn push_stored_link<'a>(
         mime_type: Some(&link.mime_type),
         size: link.size,
         meta: link.expires_at.map(|at| PrefixedOne {
-            prefix: settings.prefix,
+            prefix: &settings.names.prefix,
             name: "expiresAt",
             value: Displayed(at),
         }),
@@ -694,32 +717,33 @@ pub(crate) fn stored_link_text(link: &StoredLink, reads_links: bool) -> String {
 pub struct McpOutput {
     result: ToolResult,
     plan: Plan,
-    prefix: String,
-    server_name: String,
-    server_version: String,
+    names: Arc<Names>,
     reads_links: bool,
     revision: McpRevision,
     request_state: Option<String>,
+    /// The compat block's envelope, when it was written at render ([`McpResult::measure`]).
+    envelope: Option<String>,
 }
 
 impl McpOutput {
-    /// Keeps `result` with its `plan` for `revision`.
+    /// Keeps `result` with its `plan` for `revision`, and the compat block's `envelope` text
+    /// where it was written already.
     pub(crate) fn new(
         result: ToolResult,
         plan: Plan,
         revision: McpRevision,
         request_state: Option<&str>,
         settings: &McpSettings<'_>,
+        envelope: Option<String>,
     ) -> Self {
         Self {
             result,
             plan,
-            prefix: settings.prefix.to_owned(),
-            server_name: settings.server_name.to_owned(),
-            server_version: settings.server_version.to_owned(),
+            names: Arc::clone(settings.names),
             reads_links: settings.reads_links,
             revision,
             request_state: request_state.map(str::to_owned),
+            envelope,
         }
     }
 
@@ -736,18 +760,17 @@ impl McpOutput {
 
     /// The typed result, borrowing this output.
     pub fn result(&self) -> McpResult<'_> {
-        let settings = McpSettings {
-            prefix: &self.prefix,
-            server_name: &self.server_name,
-            server_version: &self.server_version,
-            reads_links: self.reads_links,
-        };
-        lower(
+        let settings = McpSettings { names: &self.names, reads_links: self.reads_links };
+        let result = lower(
             Layout::new(&self.result, &self.plan),
             self.revision,
             self.request_state.as_deref(),
             &settings,
-        )
+        );
+        match &self.envelope {
+            Some(text) => result.with_envelope(text),
+            None => result,
+        }
     }
 
     /// The exact compact wire text.

@@ -14,7 +14,7 @@ pub mod mcp;
 pub mod resource;
 
 use std::borrow::Cow;
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 use base64::display::Base64Display;
 use base64::engine::general_purpose::STANDARD;
@@ -38,7 +38,39 @@ pub struct Displayed<T>(pub T);
 
 impl<T: fmt::Display> Serialize for Displayed<T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(&self.0)
+        serialize_displayed(serializer, &self.0)
+    }
+}
+
+/// Writes `value`'s `Display` as a JSON string. A short text (timestamps, `_meta` keys) is
+/// written on the stack and handed over as one string, which the serializer escapes in one
+/// pass and a `Value` serializer copies once; a longer one goes piece by piece.
+fn serialize_displayed<S: Serializer>(
+    serializer: S,
+    value: &dyn fmt::Display,
+) -> Result<S::Ok, S::Error> {
+    let mut text = StackText { bytes: [0; 128], len: 0 };
+    if write!(text, "{value}").is_ok()
+        && let Ok(text) = std::str::from_utf8(&text.bytes[..text.len])
+    {
+        return serializer.serialize_str(text);
+    }
+    serializer.collect_str(value)
+}
+
+/// A text of at most 128 bytes on the stack; writing more fails.
+struct StackText {
+    bytes: [u8; 128],
+    len: usize,
+}
+
+impl fmt::Write for StackText {
+    fn write_str(&mut self, piece: &str) -> fmt::Result {
+        let end = self.len + piece.len();
+        let slot = self.bytes.get_mut(self.len..end).ok_or(fmt::Error)?;
+        slot.copy_from_slice(piece.as_bytes());
+        self.len = end;
+        Ok(())
     }
 }
 
@@ -101,7 +133,7 @@ impl Serialize for PrefixedKey<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         // Prefixes and names follow the `_meta` grammar, but extension keys come from outside:
         // serde escapes anyway.
-        serializer.collect_str(&format_args!("{}/{}", self.0, self.1))
+        serialize_displayed(serializer, &format_args!("{}/{}", self.0, self.1))
     }
 }
 
@@ -370,6 +402,18 @@ mod tests {
             assert_eq!(escaped_len(text.as_bytes()), quoted.len() - 2, "{quoted}");
             assert_eq!(json_escaped_len(text), to_json_string(&quoted).len() - 2, "{quoted}");
         }
+    }
+
+    #[test]
+    fn displayed_texts_are_json_strings_short_or_long() {
+        let long = format!("{}\"/\n{}", "a".repeat(127), "é".repeat(80));
+        for text in ["", "2026-12-02T01:00:00Z", "quote \" and \\ and \u{1}", &long[..130], &long] {
+            let expected = to_json_string(text);
+            assert_eq!(to_json_string(&Displayed(text)), expected);
+            assert_eq!(serde_json::to_value(Displayed(text)).ok(), Some(Value::from(text)));
+        }
+        let key = PrefixedKey("dev.toolwire", "generatedAt");
+        assert_eq!(to_json_string(&key), "\"dev.toolwire/generatedAt\"");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The mapper's settings ([`MapperConfig`]) and what one render is for ([`RenderContext`]).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -30,12 +31,22 @@ pub enum ConfigError {
 /// The mapper's settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MapperConfig {
-    pub(super) prefix: String,
+    pub(super) names: Arc<Names>,
     /// Bytes per target; a target without an entry has no limit.
     pub(super) limits: BTreeMap<Target, usize>,
-    pub(super) server_name: String,
-    pub(super) server_version: String,
     pub(super) validation: ValidationMode,
+}
+
+/// The names results carry: the `_meta` prefix and `serverInfo`. Shared, so that a result kept
+/// for an SDK (`McpOutput`) holds them without copying them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Names {
+    /// The `_meta` prefix, e.g. `dev.toolwire`.
+    pub(crate) prefix: String,
+    /// `serverInfo.name`.
+    pub(crate) server_name: String,
+    /// `serverInfo.version`.
+    pub(crate) server_version: String,
 }
 
 impl Default for MapperConfig {
@@ -46,10 +57,12 @@ impl Default for MapperConfig {
             .map(|target| (target, DEFAULT_LIMIT))
             .collect();
         Self {
-            prefix: grammar::DEFAULT_PREFIX.to_owned(),
+            names: Arc::new(Names {
+                prefix: grammar::DEFAULT_PREFIX.to_owned(),
+                server_name: "toolwire".to_owned(),
+                server_version: env!("CARGO_PKG_VERSION").to_owned(),
+            }),
             limits,
-            server_name: "toolwire".to_owned(),
-            server_version: env!("CARGO_PKG_VERSION").to_owned(),
             validation: ValidationMode::Enforce,
         }
     }
@@ -65,7 +78,7 @@ impl MapperConfig {
         if grammar::is_mcp_reserved(prefix) || prefix == grammar::LEGACY_NAMESPACE {
             return Err(ConfigError::ReservedPrefix(prefix.to_owned()));
         }
-        prefix.clone_into(&mut self.prefix);
+        prefix.clone_into(&mut Arc::make_mut(&mut self.names).prefix);
         Ok(self)
     }
 
@@ -80,8 +93,9 @@ impl MapperConfig {
 
     /// With the `serverInfo` that 2026-07-28 results carry.
     pub fn with_server_info(mut self, name: &str, version: &str) -> Self {
-        name.clone_into(&mut self.server_name);
-        version.clone_into(&mut self.server_version);
+        let names = Arc::make_mut(&mut self.names);
+        name.clone_into(&mut names.server_name);
+        version.clone_into(&mut names.server_version);
         self
     }
 
@@ -98,17 +112,17 @@ impl MapperConfig {
 
     /// The `_meta` prefix.
     pub fn prefix(&self) -> &str {
-        &self.prefix
+        &self.names.prefix
     }
 
     /// The server name results carry (`serverInfo.name`).
     pub fn server_name(&self) -> &str {
-        &self.server_name
+        &self.names.server_name
     }
 
     /// The server version results carry (`serverInfo.version`).
     pub fn server_version(&self) -> &str {
-        &self.server_version
+        &self.names.server_version
     }
 
     /// The validation mode.

@@ -21,6 +21,7 @@ mod config;
 mod offload;
 mod stub;
 
+pub(crate) use config::Names;
 pub use config::{ConfigError, MapperConfig, RenderContext};
 pub use offload::{NeedsOffload, PendingStub, Rendered};
 
@@ -181,7 +182,8 @@ impl Eq for Output {}
 /// A render's wire form before it is wrapped in an [`Output`].
 enum Lowered {
     Text(String),
-    Typed(McpRevision),
+    /// Kept typed, with the compat block's envelope text where measuring wrote it.
+    Typed(McpRevision, Option<String>),
 }
 
 /// The caller's ids for A2A.
@@ -195,12 +197,7 @@ struct Ids<'a> {
 }
 
 fn mcp_settings<'a>(config: &'a MapperConfig, ids: &Ids<'_>) -> mcp::McpSettings<'a> {
-    mcp::McpSettings {
-        prefix: &config.prefix,
-        server_name: &config.server_name,
-        server_version: &config.server_version,
-        reads_links: ids.reads_links,
-    }
+    mcp::McpSettings { names: &config.names, reads_links: ids.reads_links }
 }
 
 /// The wire text of `layout` for `target`.
@@ -221,7 +218,7 @@ fn lower_layout(
                 task_id: ids.task_id,
                 context_id: ids.context_id,
                 tool_name: ids.tool_name,
-                prefix: &config.prefix,
+                prefix: &config.names.prefix,
             };
             a2a::render(&layout, version, &task)
         }
@@ -241,10 +238,11 @@ fn lower_owned(
     match target {
         Target::Mcp(revision) if typed => {
             let settings = mcp_settings(config, ids);
-            let size =
+            let (size, envelope) =
                 mcp::lower(Layout::new(&result, &plan), revision, ids.request_state, &settings)
-                    .wire_len();
-            let output = McpOutput::new(result, plan, revision, ids.request_state, &settings);
+                    .measure();
+            let output =
+                McpOutput::new(result, plan, revision, ids.request_state, &settings, envelope);
             (Body::mcp(output), size)
         }
         _ => {
@@ -364,8 +362,9 @@ impl OutputMapper {
         let (lowered, size) = match typed {
             Some(revision) => {
                 let settings = mcp_settings(&self.config, &ids);
-                let typed = mcp::lower(layout, revision, ids.request_state, &settings);
-                (Lowered::Typed(revision), typed.wire_len())
+                let (size, envelope) =
+                    mcp::lower(layout, revision, ids.request_state, &settings).measure();
+                (Lowered::Typed(revision, envelope), size)
             }
             None => {
                 let text = lower_layout(layout, target, &self.config, &ids);
@@ -405,7 +404,7 @@ impl OutputMapper {
         });
         let body = match lowered {
             Lowered::Text(text) => Body::Text(text),
-            Lowered::Typed(revision) => {
+            Lowered::Typed(revision, envelope) => {
                 let settings = mcp_settings(&self.config, &ids);
                 Body::mcp(McpOutput::new(
                     result.into_owned(),
@@ -413,6 +412,7 @@ impl OutputMapper {
                     revision,
                     ids.request_state,
                     &settings,
+                    envelope,
                 ))
             }
         };

@@ -130,8 +130,10 @@ fn client(tool: &AppTool) -> Result<reqwest::Client, AppToolError> {
 struct AppHandler(Arc<Endpoint>);
 
 impl DynTool for AppHandler {
-    fn call(&self, arguments: Value, context: CallContext) -> ToolFuture {
+    fn call(&self, arguments: &Value, context: CallContext) -> ToolFuture {
         let endpoint = self.0.clone();
+        // The request body is written in the task, from its own copy.
+        let arguments = arguments.clone();
         Box::pin(async move { Ok(endpoint.invoke(arguments, context).await) })
     }
 }

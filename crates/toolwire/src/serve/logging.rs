@@ -12,13 +12,13 @@
 //! a fraction of the work (a log line cost a call about 11k instructions, most of it in the
 //! general-purpose field visitor and the timestamp's calendar arithmetic, redone every line).
 
-use std::cell::Cell;
 use std::fmt::{self, Write as _};
 use std::io::Write as _;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use toolwire_core::timestamp::seconds_text;
 use tracing::field::{Field, Visit};
 use tracing::{Level, Metadata};
 use tracing_subscriber::field::RecordFields;
@@ -271,8 +271,8 @@ impl FieldWriter<'_> {
             Value::Str(text) => self.write_message(format_args!("{text}")),
             Value::Debug(value) if named => write!(self.writer, "{value:?}"),
             Value::Debug(value) => self.write_message(format_args!("{value:?}")),
-            Value::U64(n) => write!(self.writer, "{n}"),
-            Value::I64(n) => write!(self.writer, "{n}"),
+            Value::U64(n) => write_decimal(&mut self.writer, n, false),
+            Value::I64(n) => write_decimal(&mut self.writer, n.unsigned_abs(), n < 0),
             Value::Bool(b) => self.writer.write_str(if b { "true" } else { "false" }),
         });
     }
@@ -317,6 +317,27 @@ impl Visit for FieldWriter<'_> {
     }
 }
 
+/// A number in decimal, as `{}` writes it, without the formatter (most fields are numbers).
+fn write_decimal(writer: &mut Writer<'_>, mut n: u64, negative: bool) -> fmt::Result {
+    // `-` and the 20 digits of `u64::MAX`.
+    let mut text = [0u8; 21];
+    let mut at = text.len();
+    loop {
+        at -= 1;
+        text[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if negative {
+        at -= 1;
+        text[at] = b'-';
+    }
+    // Only ASCII digits and `-` were written.
+    writer.write_str(std::str::from_utf8(&text[at..]).map_err(|_| fmt::Error)?)
+}
+
 /// `text` as `{:?}` writes it, without the formatter when nothing in it needs escaping.
 fn write_debug_str(writer: &mut Writer<'_>, text: &str) -> fmt::Result {
     if text.bytes().all(|b| (b' '..=b'~').contains(&b) && b != b'"' && b != b'\\') {
@@ -357,75 +378,21 @@ impl fmt::Write for Sanitized<'_, '_> {
 }
 
 /// The time of a line as tracing's default timer writes it (`2026-12-01T21:31:11.123456Z`,
-/// UTC), with the date and time of day worked out once per second and per thread.
+/// UTC), with the date and time of day from [`seconds_text`] (worked out once per second).
 pub(crate) struct Clock;
-
-thread_local! {
-    /// The second last formatted on this thread, and its text up to the seconds.
-    static SECOND: Cell<(u64, [u8; 19])> = const { Cell::new((u64::MAX, [0; 19])) };
-}
 
 impl FormatTime for Clock {
     fn format_time(&self, w: &mut Writer<'_>) -> fmt::Result {
         let Ok(since) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) else {
             return tracing_subscriber::fmt::time::SystemTime.format_time(w);
         };
-        let seconds = since.as_secs();
-        let (cached, mut text) = SECOND.get();
-        if cached != seconds {
-            match second_text(seconds) {
-                Some(formatted) => text = formatted,
-                None => return tracing_subscriber::fmt::time::SystemTime.format_time(w),
-            }
-            SECOND.set((seconds, text));
-        }
+        let Some(text) = i64::try_from(since.as_secs()).ok().and_then(seconds_text) else {
+            return tracing_subscriber::fmt::time::SystemTime.format_time(w);
+        };
         // Only ASCII digits and separators were written into it.
         let text = std::str::from_utf8(&text).map_err(|_| fmt::Error)?;
         write!(w, "{text}.{:06}Z", since.subsec_micros())
     }
-}
-
-/// `YYYY-MM-DDTHH:MM:SS` of a time `seconds` after 1970 (UTC), for years up to 9999.
-fn second_text(seconds: u64) -> Option<[u8; 19]> {
-    let days = i64::try_from(seconds / 86_400).ok()?;
-    let of_day = seconds % 86_400;
-    let (year, month, day) = civil_date(days);
-    if year > 9999 {
-        return None;
-    }
-    let mut text = [0u8; 19];
-    let mut put = |at: usize, value: u64, width: usize| {
-        let mut value = value;
-        for i in (at..at + width).rev() {
-            text[i] = b'0' + (value % 10) as u8;
-            value /= 10;
-        }
-    };
-    put(0, year as u64, 4);
-    put(5, month, 2);
-    put(8, day, 2);
-    put(11, of_day / 3600, 2);
-    put(14, of_day / 60 % 60, 2);
-    put(17, of_day % 60, 2);
-    for (at, separator) in [(4, b'-'), (7, b'-'), (10, b'T'), (13, b':'), (16, b':')] {
-        text[at] = separator;
-    }
-    Some(text)
-}
-
-/// The proleptic Gregorian (year, month, day) of a day counted from 1970-01-01.
-fn civil_date(days: i64) -> (i64, u64, u64) {
-    // Counted in 400-year eras from 0000-03-01, so that the leap day ends a year.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let of_era = z.rem_euclid(146_097);
-    let year_of_era = (of_era - of_era / 1460 + of_era / 36_524 - of_era / 146_096) / 365;
-    let of_year = of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let shifted_month = (5 * of_year + 2) / 153;
-    let day = (of_year - (153 * shifted_month + 2) / 5 + 1) as u64;
-    let month = if shifted_month < 10 { shifted_month + 3 } else { shifted_month - 9 } as u64;
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]
@@ -508,6 +475,7 @@ mod tests {
             tracing::error!(reason = %"a\nb", "bell \x07 escape \x1b[31m c1 \u{9b} done");
             tracing::info!(count = 2, "{} interpolated {:?}", "with", "args\x1b");
             tracing::info!(only = true);
+            tracing::info!(zero = 0_u64, max = u64::MAX, min = i64::MIN, ten = 10_i64, "numbers");
         }
         let ours = written(true, emit);
         assert_eq!(ours, written(false, emit));
@@ -519,18 +487,6 @@ mod tests {
 
     #[test]
     fn the_clock_writes_what_tracing_s_timer_writes() {
-        for (seconds, text) in [
-            (0, "1970-01-01T00:00:00"),
-            (951_782_400, "2000-02-29T00:00:00"),
-            (951_868_799, "2000-02-29T23:59:59"),
-            (1_796_169_599, "2026-12-01T23:59:59"),
-            (4_107_542_400, "2100-03-01T00:00:00"),
-            (253_402_300_799, "9999-12-31T23:59:59"),
-        ] {
-            let formatted = second_text(seconds).map(|t| String::from_utf8_lossy(&t).into_owned());
-            assert_eq!(formatted.as_deref(), Some(text), "{seconds}");
-        }
-        assert_eq!(second_text(253_402_300_800), None, "year 10000 is left to tracing's timer");
         // Against tracing's own timer at the same moment (again if a second turned between).
         let format = |timer: &dyn FormatTime| {
             let mut text = String::new();

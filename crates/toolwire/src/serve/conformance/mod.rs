@@ -549,7 +549,7 @@ type Build = fn() -> Result<ToolResult, ToolError>;
 struct Fixed(Build);
 
 impl DynTool for Fixed {
-    fn call(&self, _arguments: Value, _context: CallContext) -> ToolFuture {
+    fn call(&self, _arguments: &Value, _context: CallContext) -> ToolFuture {
         let result = (self.0)().unwrap_or_else(ToolResult::failure);
         Box::pin(async move { Ok(result) })
     }
@@ -559,7 +559,7 @@ impl DynTool for Fixed {
 struct Greeting;
 
 impl DynTool for Greeting {
-    fn call(&self, arguments: Value, _context: CallContext) -> ToolFuture {
+    fn call(&self, arguments: &Value, _context: CallContext) -> ToolFuture {
         let name = arguments.get("name").and_then(Value::as_str).unwrap_or("world").to_owned();
         Box::pin(async move {
             Ok(text_result(format!("Hello, {name}!")).unwrap_or_else(ToolResult::failure))
@@ -571,7 +571,7 @@ impl DynTool for Greeting {
 struct HeaderEcho;
 
 impl DynTool for HeaderEcho {
-    fn call(&self, arguments: Value, _context: CallContext) -> ToolFuture {
+    fn call(&self, arguments: &Value, _context: CallContext) -> ToolFuture {
         let region = arguments.get("region").and_then(Value::as_str).unwrap_or_default().to_owned();
         let result = built(
             ToolResult::builder()
@@ -600,7 +600,8 @@ enum Live {
 }
 
 impl DynTool for Live {
-    fn call(&self, arguments: Value, context: CallContext) -> ToolFuture {
+    fn call(&self, arguments: &Value, context: CallContext) -> ToolFuture {
+        let arguments = arguments.clone();
         let kind = match self {
             Live::Logging(state) => {
                 LiveCall::Logging(if context.revision().is_stateless() {

@@ -88,7 +88,7 @@ pub(crate) fn register(registry: &mut Registry) -> Result<(), RegistryError> {
 struct Mrtr(Kind);
 
 impl DynTool for Mrtr {
-    fn call(&self, _arguments: Value, context: CallContext) -> ToolFuture {
+    fn call(&self, _arguments: &Value, context: CallContext) -> ToolFuture {
         let result = answer(self.0, &context);
         Box::pin(async move { Ok(result) })
     }

@@ -21,8 +21,14 @@ pub(crate) fn host_of<'h>(
     ctx: &RequestContext<RoleServer>,
     hosts: &'h HostProfiles,
 ) -> &'h HostProfile {
-    let client = ctx.client_info();
-    hosts.for_client(client.as_ref().map(|info| info.name.as_str()))
+    // As rmcp's `client_info()` reads it (the request's `_meta` first, then the handshake; only
+    // an `initialize` sets the handshake, so a stateless request has none), without copying the
+    // whole handshake record for its name.
+    if let Some(info) = ctx.meta.client_info() {
+        return hosts.for_client(Some(&info.name));
+    }
+    let handshake = ctx.peer.peer_info();
+    hosts.for_client(handshake.as_ref().map(|info| info.client_info.name.as_str()))
 }
 
 /// `definition` as `host` is shown it: without `outputSchema` for a structured reader (it

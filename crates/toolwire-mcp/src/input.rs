@@ -63,10 +63,7 @@ impl Rounds {
         arguments: &Value,
     ) -> Result<Self, ErrorData> {
         let allowed = revision_asks(revision);
-        let asks = declared(ctx.client_capabilities().as_ref())
-            .into_iter()
-            .filter(|c| allowed.contains(c))
-            .collect();
+        let asks = declared_by(ctx).into_iter().filter(|c| allowed.contains(c)).collect();
         let mut rounds = Self { asks, round: InputRound::default(), sealing: None };
         if McpCaps::of(revision).input_required_result {
             let keys = server.gateway().config().stored.signer().keys().clone();
@@ -172,6 +169,17 @@ pub(crate) fn revision_asks(revision: McpRevision) -> Vec<Capability> {
         asks.extend([Capability::ElicitationForm, Capability::ElicitationUrl]);
     }
     asks
+}
+
+/// What the client of `ctx` declared it can be asked, read as rmcp's `client_capabilities()`
+/// reads it (the request's `_meta` first, then the handshake, which only an `initialize` sets)
+/// without copying the handshake's capabilities.
+fn declared_by(ctx: &RequestContext<RoleServer>) -> Vec<Capability> {
+    if let Some(capabilities) = ctx.meta.client_capabilities() {
+        return declared(Some(&capabilities));
+    }
+    let handshake = ctx.peer.peer_info();
+    declared(handshake.as_ref().map(|info| &info.capabilities))
 }
 
 /// What a client declared it can be asked. An empty `elicitation: {}` means form mode.

@@ -123,6 +123,13 @@ impl CallContext {
         self
     }
 
+    /// [`CallContext::with_client_capabilities`] for capabilities already kept to the
+    /// revision's.
+    pub(crate) fn with_asks(mut self, asks: Vec<Capability>) -> Self {
+        self.asks = asks;
+        self
+    }
+
     /// The client's answers and the tool's state from the round before; empty on a first call.
     pub fn input(&self) -> &InputRound {
         &self.input

@@ -444,7 +444,7 @@ impl McpServer {
             crate::input::Rounds::open(self, &ctx, &request, revision, &principal, &arguments)?;
         let context = CallContext::new(&name, principal.clone(), revision, ctx.id.to_string())
             .with_request(ctx)
-            .with_client_capabilities(rounds.asks())
+            .with_asks(rounds.asks())
             .with_input(rounds.round());
         let result = match rounds.run(self, &tool, &arguments, context).await {
             Ok(result) => result,

@@ -315,3 +315,37 @@ fn a_stub_that_cannot_fit_is_an_error() {
     let link = StoredLink::new(format!("toolwire://results/{}", "z".repeat(5000)));
     assert!(matches!(needs.finish(link), Err(RenderError::StubTooLarge { limit: 4096, .. })));
 }
+
+/// A kept (typed) MCP result writes a small compat envelope when it is measured and counts a
+/// large one from its pieces: on both sides of that line its size is its wire text's length,
+/// and its wire text is the one a borrowed render writes.
+#[test]
+fn typed_results_are_measured_exactly_on_both_sides_of_the_written_envelope() {
+    let ctx = RenderContext::new("result", now());
+    let mapper = OutputMapper::new(MapperConfig::default().with_limit(mcp("mcp-2025-11-25"), None));
+    // The data's compact text runs from just under to just over 64 KiB; quotes, backslashes and
+    // control characters make the envelope's escaped length differ from its length.
+    let mut sides = (false, false);
+    for blob in [65_400, 65_506, 65_507, 65_508, 65_600] {
+        let text = format!("\"q\" \\ \u{1}\n{}", "x".repeat(blob));
+        let result = ToolResult::success(json!({"blob": text}));
+        let data_len = serde_json::to_string(&json!({"blob": text})).map_or(0, |t| t.len());
+        if data_len <= 64 * 1024 {
+            sides.0 = true;
+        } else {
+            sides.1 = true;
+        }
+        for phase in [Phase::Compat, Phase::Spec] {
+            let target = mcp("mcp-2025-11-25");
+            let borrowed = render_with(&mapper, &result, target, phase, &ctx);
+            let kept = match mapper.render_owned(result.clone(), target, phase, &ctx) {
+                Ok(Rendered::Complete(out)) => out,
+                other => panic!("{data_len} bytes: {other:?}"),
+            };
+            assert_eq!(kept.json(), borrowed.json(), "{data_len} bytes, {phase:?}");
+            assert_eq!(kept.size(), kept.json().len(), "{data_len} bytes, {phase:?}");
+            assert_eq!(borrowed.size(), borrowed.json().len(), "{data_len} bytes, {phase:?}");
+        }
+    }
+    assert_eq!(sides, (true, true), "data on both sides of 64 KiB");
+}

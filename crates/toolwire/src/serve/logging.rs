@@ -20,11 +20,14 @@ use std::time::Duration;
 
 use toolwire_core::timestamp::seconds_text;
 use tracing::field::{Field, Visit};
+use tracing::{Event, Subscriber};
 use tracing::{Level, Metadata};
 use tracing_subscriber::field::RecordFields;
+use tracing_subscriber::fmt::FmtContext;
 use tracing_subscriber::fmt::MakeWriter;
-use tracing_subscriber::fmt::format::{FormatFields, Writer};
+use tracing_subscriber::fmt::format::{Format, FormatEvent, FormatFields, Full, Writer};
 use tracing_subscriber::fmt::time::FormatTime;
+use tracing_subscriber::registry::LookupSpan;
 
 /// How long an info line may wait in memory before it is written.
 const FLUSH_EVERY: Duration = Duration::from_millis(100);
@@ -47,7 +50,7 @@ pub(crate) fn init(json: bool) -> FlushGuard {
     let _ = if json {
         builder.json().flatten_event(true).try_init()
     } else {
-        builder.fmt_fields(Fields).with_timer(Clock).try_init()
+        builder.fmt_fields(Fields).event_format(Line::new(Clock)).try_init()
     };
     FlushGuard { sink }
 }
@@ -228,6 +231,54 @@ impl<'a> MakeWriter<'a> for Sink {
     }
 }
 
+/// A line as tracing's default text format writes it without colours (time, level, target,
+/// fields), written directly for an event outside any span; an event inside a span, or for a
+/// colour terminal, is left to tracing's formatter.
+pub(crate) struct Line<T> {
+    timer: T,
+    full: Format<Full, T>,
+}
+
+impl<T: FormatTime + Clone> Line<T> {
+    /// Lines stamped by `timer`.
+    pub(crate) fn new(timer: T) -> Self {
+        Self { full: Format::default().with_timer(timer.clone()), timer }
+    }
+}
+
+impl<S, N, T> FormatEvent<S, N> for Line<T>
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+    N: for<'a> FormatFields<'a> + 'static,
+    T: FormatTime,
+{
+    fn format_event(
+        &self,
+        ctx: &FmtContext<'_, S, N>,
+        mut writer: Writer<'_>,
+        event: &Event<'_>,
+    ) -> fmt::Result {
+        if writer.has_ansi_escapes() || ctx.event_scope().is_some() {
+            return self.full.format_event(ctx, writer, event);
+        }
+        if self.timer.format_time(&mut writer).is_err() {
+            writer.write_str("<unknown time>")?;
+        }
+        let meta = event.metadata();
+        writer.write_str(match *meta.level() {
+            Level::TRACE => " TRACE ",
+            Level::DEBUG => " DEBUG ",
+            Level::INFO => "  INFO ",
+            Level::WARN => "  WARN ",
+            Level::ERROR => " ERROR ",
+        })?;
+        writer.write_str(meta.target())?;
+        writer.write_str(": ")?;
+        ctx.format_fields(writer.by_ref(), event)?;
+        writer.write_char('\n')
+    }
+}
+
 /// An event's fields as tracing's default text format writes them: the message first, then
 /// `name=value` separated by spaces, a `&str` or a `Debug` value in its `Debug` form, a `%`
 /// value in its `Display` form, the message with terminal control characters escaped.
@@ -379,6 +430,7 @@ impl fmt::Write for Sanitized<'_, '_> {
 
 /// The time of a line as tracing's default timer writes it (`2026-12-01T21:31:11.123456Z`,
 /// UTC), with the date and time of day from [`seconds_text`] (worked out once per second).
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Clock;
 
 impl FormatTime for Clock {
@@ -438,32 +490,118 @@ mod tests {
     }
 
     /// What a subscriber with `fields` writes for the events of `emit` (no time, no target).
-    fn written(custom: bool, emit: fn()) -> String {
-        #[derive(Clone, Default)]
-        struct Buffer(Arc<Mutex<Vec<u8>>>);
-        impl std::io::Write for Buffer {
-            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-                self.0.lock().unwrap_or_else(PoisonError::into_inner).extend_from_slice(buf);
-                Ok(buf.len())
-            }
-            fn flush(&mut self) -> std::io::Result<()> {
-                Ok(())
-            }
-        }
+    /// What the subscriber `make` builds writes for the events of `emit`.
+    fn written(make: impl FnOnce(Buffer) -> tracing::Dispatch, emit: fn()) -> String {
         let buffer = Buffer::default();
-        let out = buffer.clone();
-        let builder = tracing_subscriber::fmt()
-            .with_writer(move || out.clone())
-            .with_ansi(false)
-            .without_time()
-            .with_target(false);
-        if custom {
-            tracing::subscriber::with_default(builder.fmt_fields(Fields).finish(), emit);
-        } else {
-            tracing::subscriber::with_default(builder.finish(), emit);
-        }
+        tracing::dispatcher::with_default(&make(buffer.clone()), emit);
         let bytes = buffer.0.lock().unwrap_or_else(PoisonError::into_inner).clone();
         String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    /// A subscriber's output, kept in memory.
+    #[derive(Clone, Default)]
+    struct Buffer(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Buffer {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap_or_else(PoisonError::into_inner).extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// The fields of `emit`'s events, written by `Fields` or by tracing's own field writer.
+    fn fields_written(custom: bool, emit: fn()) -> String {
+        written(
+            |out| {
+                let builder = tracing_subscriber::fmt()
+                    .with_writer(move || out.clone())
+                    .with_ansi(false)
+                    .without_time()
+                    .with_target(false);
+                if custom {
+                    builder.fmt_fields(Fields).finish().into()
+                } else {
+                    builder.finish().into()
+                }
+            },
+            emit,
+        )
+    }
+
+    /// A timer that always writes the same time, or fails.
+    #[derive(Clone, Copy)]
+    struct Fixed(bool);
+
+    impl FormatTime for Fixed {
+        fn format_time(&self, w: &mut Writer<'_>) -> fmt::Result {
+            if self.0 { w.write_str("2026-12-02T02:30:00.123456Z") } else { Err(fmt::Error) }
+        }
+    }
+
+    #[test]
+    fn lines_are_written_as_tracing_writes_them() {
+        fn emit() {
+            tracing::info!(tool = "catalog_get", bytes = 412_u64, "tools/call");
+            tracing::warn!(target: "rmcp::transport", "a warning");
+            tracing::error!(reason = %"a\nb", "failed");
+            tracing::debug!(n = 1, "debug");
+            tracing::trace!("trace");
+            tracing::info!(only = true);
+            let span = tracing::info_span!("call", id = 7);
+            let _entered = span.enter();
+            tracing::info!(inner = "yes", "inside a span");
+            let nested = tracing::debug_span!("step");
+            let _nested = nested.enter();
+            tracing::warn!("inside two spans");
+        }
+        for timer in [Fixed(true), Fixed(false)] {
+            let lines = |ours: bool| {
+                written(
+                    |out| {
+                        let builder = tracing_subscriber::fmt()
+                            .with_writer(move || out.clone())
+                            .with_ansi(false)
+                            .with_max_level(Level::TRACE)
+                            .fmt_fields(Fields);
+                        if ours {
+                            builder.event_format(Line::new(timer)).finish().into()
+                        } else {
+                            builder
+                                .event_format(Format::default().with_timer(timer))
+                                .finish()
+                                .into()
+                        }
+                    },
+                    emit,
+                )
+            };
+            let ours = lines(true);
+            assert_eq!(ours, lines(false));
+            assert_eq!(ours.lines().count(), 9, "{ours}");
+            assert!(
+                ours.contains("  INFO call{id=7}: toolwire::serve::logging::tests: inside a span"),
+                "{ours}"
+            );
+        }
+        let ours = written(
+            |out| {
+                tracing_subscriber::fmt()
+                    .with_writer(move || out.clone())
+                    .with_ansi(false)
+                    .fmt_fields(Fields)
+                    .event_format(Line::new(Fixed(true)))
+                    .finish()
+                    .into()
+            },
+            || tracing::info!(bytes = 1_u64, "tools/call"),
+        );
+        assert_eq!(
+            ours,
+            "2026-12-02T02:30:00.123456Z  INFO toolwire::serve::logging::tests: tools/call bytes=1\n"
+        );
     }
 
     #[test]
@@ -477,8 +615,8 @@ mod tests {
             tracing::info!(only = true);
             tracing::info!(zero = 0_u64, max = u64::MAX, min = i64::MIN, ten = 10_i64, "numbers");
         }
-        let ours = written(true, emit);
-        assert_eq!(ours, written(false, emit));
+        let ours = fields_written(true, emit);
+        assert_eq!(ours, fields_written(false, emit));
         assert!(ours.contains(
             "tools/call tool=catalog_get revision=\"2025-11-25\" outcome=success bytes=412 offloaded=false duration_ms=3"
         ), "{ours}");

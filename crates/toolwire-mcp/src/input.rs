@@ -29,55 +29,44 @@ use crate::server::McpServer;
 
 /// The input-required side of one `tools/call`: what the client can be asked, the round its
 /// retry carries (2026-07-28) and the sealer of the next `requestState`.
-pub(crate) struct Rounds {
+pub(crate) struct Rounds<'a> {
     asks: Vec<Capability>,
     round: InputRound,
     /// 2026-07-28 only, where the result itself goes back (below, requests go over the
     /// connection): what seals and opens its `requestState`.
-    sealing: Option<Sealing>,
+    sealing: Option<Sealing<'a>>,
 }
 
-/// The sealer of a 2026-07-28 call's `requestState` and what the state is bound to.
-struct Sealing {
+/// The sealer of a 2026-07-28 call's `requestState` and the call the state is bound to,
+/// borrowed from the call.
+struct Sealing<'a> {
     sealer: StateSealer,
-    tool: String,
-    principal: String,
-    arguments: Value,
+    binding: Binding<'a>,
 }
 
-impl Sealing {
-    fn binding(&self) -> Binding<'_> {
-        Binding { tool: &self.tool, principal: &self.principal, arguments: &self.arguments }
-    }
-}
-
-impl Rounds {
+impl<'a> Rounds<'a> {
     /// Reads what the client declared and, on 2026-07-28, opens the retry's `requestState`
     /// (refused with `-32602` when it does not open for this call).
     pub(crate) fn open(
         server: &McpServer,
         ctx: &RequestContext<RoleServer>,
-        request: &CallToolRequestParams,
+        request: &'a CallToolRequestParams,
         revision: McpRevision,
-        principal: &Principal,
-        arguments: &Value,
+        principal: &'a Principal,
+        arguments: &'a Value,
     ) -> Result<Self, ErrorData> {
         let allowed = revision_asks(revision);
         let asks = declared_by(ctx).into_iter().filter(|c| allowed.contains(c)).collect();
         let mut rounds = Self { asks, round: InputRound::default(), sealing: None };
         if McpCaps::of(revision).input_required_result {
             let keys = server.gateway().config().stored.signer().keys().clone();
-            let sealing = Sealing {
-                sealer: StateSealer::new(keys),
-                tool: request.name.to_string(),
-                principal: principal.name().to_owned(),
-                arguments: arguments.clone(),
-            };
+            let binding = Binding { tool: &request.name, principal: principal.name(), arguments };
+            let sealing = Sealing { sealer: StateSealer::new(keys), binding };
             rounds.round = round_of(
                 &sealing.sealer,
                 request.input_responses.as_ref(),
                 request.request_state.as_deref(),
-                sealing.binding(),
+                sealing.binding,
                 unix_now(),
             )?;
             rounds.sealing = Some(sealing);
@@ -143,7 +132,7 @@ impl Rounds {
         match (&self.sealing, result.input_required_requests()) {
             (Some(sealing), Some(input)) => {
                 let expires = unix_now() + DEFAULT_STATE_TTL;
-                seal(&sealing.sealer, input, sealing.binding(), expires).map(Some)
+                seal(&sealing.sealer, input, sealing.binding, expires).map(Some)
             }
             _ => Ok(None),
         }

@@ -8,9 +8,10 @@
 //! when standard error cannot keep up and the buffer reaches [`BUFFER_CAP`], the writing
 //! thread writes it out itself, as it would without the buffer.
 //!
-//! The text format is tracing's default, written by [`Fields`] and [`Clock`]: the same text for
-//! a fraction of the work (a log line cost a call about 11k instructions, most of it in the
-//! general-purpose field visitor and the timestamp's calendar arithmetic, redone every line).
+//! The text format is tracing's default, written by [`Line`], [`Fields`] and [`Clock`]: the
+//! same text for a fraction of the work (a log line cost a call about 11k instructions, most of
+//! it in the general-purpose field visitor and the timestamp's calendar arithmetic, redone
+//! every line).
 
 use std::fmt::{self, Write as _};
 use std::io::Write as _;

@@ -12,7 +12,8 @@
 //! module does not handle itself (a duplicate or escaped object key, an escape that is not a
 //! valid UTF-16 sequence, deep nesting) is left to the tree path, which decides as before.
 
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -25,7 +26,15 @@ use crate::parse::MAX_DEPTH;
 pub(crate) struct Data {
     text: Box<RawValue>,
     tree: OnceLock<Value>,
+    /// For prepared data: the output schema it last passed, shared with the data it came from.
+    passed: Option<Arc<Passed>>,
 }
+
+/// The output schema (its [`crate::schema`] id; 0 for none) that prepared data last passed,
+/// shared by a [`PreparedData`] and every copy of it. The data cannot change, so a value sent
+/// many times is validated once per schema, not on every call.
+#[derive(Debug, Default)]
+pub(crate) struct Passed(AtomicU64);
 
 impl Data {
     /// The data of a tree (`None` for `null`).
@@ -36,7 +45,7 @@ impl Data {
         // Writing a `Value` into memory cannot fail: its keys are strings and its numbers valid.
         let text =
             serde_json::value::to_raw_value(&value).unwrap_or_else(|_| RawValue::NULL.to_owned());
-        Some(Self { text, tree: OnceLock::from(value) })
+        Some(Self { text, tree: OnceLock::from(value), passed: None })
     }
 
     /// The data of JSON text that serde_json has already checked (`Ok(None)` for `null`), or
@@ -47,7 +56,7 @@ impl Data {
             return Ok(None);
         }
         let text = RawValue::from_string(text).map_err(|_| Unsupported)?;
-        Ok(Some(Self { text, tree: OnceLock::new() }))
+        Ok(Some(Self { text, tree: OnceLock::new(), passed: None }))
     }
 
     /// The compact JSON text.
@@ -80,12 +89,24 @@ impl Data {
 
     /// The tree, owned: the kept one moved out, or one built from the text.
     pub(crate) fn into_tree(self) -> Value {
-        let Self { text, tree } = self;
+        let Self { text, tree, .. } = self;
         tree.into_inner().unwrap_or_else(|| parse_text(&text))
     }
 
     fn parse(&self) -> Value {
         parse_text(&self.text)
+    }
+
+    /// Whether this is prepared data that already passed the output schema `schema`.
+    pub(crate) fn has_passed(&self, schema: u64) -> bool {
+        self.passed.as_ref().is_some_and(|passed| passed.0.load(Ordering::Relaxed) == schema)
+    }
+
+    /// Remembers, for prepared data, that it passed the output schema `schema`.
+    pub(crate) fn remember_pass(&self, schema: u64) {
+        if let Some(passed) = &self.passed {
+            passed.0.store(schema, Ordering::Relaxed);
+        }
     }
 }
 
@@ -105,6 +126,7 @@ impl Data {
 pub struct PreparedData {
     text: Box<RawValue>,
     tree: Value,
+    passed: Arc<Passed>,
 }
 
 impl PreparedData {
@@ -113,7 +135,7 @@ impl PreparedData {
         // Writing a `Value` into memory cannot fail: its keys are strings and its numbers valid.
         let text =
             serde_json::value::to_raw_value(&value).unwrap_or_else(|_| RawValue::NULL.to_owned());
-        Self { text, tree: value }
+        Self { text, tree: value, passed: Arc::default() }
     }
 
     /// The array of `items`: its text is theirs joined (the compact form of an array is `[`,
@@ -127,7 +149,7 @@ impl PreparedData {
         let text =
             serde_json::value::to_raw_value(&texts).unwrap_or_else(|_| RawValue::NULL.to_owned());
         let tree = items.iter().map(|item| item.tree.clone()).collect();
-        Self { text, tree: Value::Array(tree) }
+        Self { text, tree: Value::Array(tree), passed: Arc::default() }
     }
 
     /// The value.
@@ -145,7 +167,7 @@ impl PreparedData {
         if self.tree.is_null() {
             return None;
         }
-        Some(Data { text: self.text, tree: OnceLock::from(self.tree) })
+        Some(Data { text: self.text, tree: OnceLock::from(self.tree), passed: Some(self.passed) })
     }
 }
 

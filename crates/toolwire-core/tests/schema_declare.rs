@@ -360,3 +360,36 @@ fn envelope_shape_needs_an_object_data_root() {
     let typed = json!({"outputs": {"message": {"type": "string"}}});
     assert!(ToolOutput::from_declaration(&typed, Shape::Envelope).is_ok());
 }
+
+#[test]
+fn prepared_data_that_passed_one_schema_is_still_checked_against_another() {
+    use toolwire_core::PreparedData;
+    let small = declare(json!({"type": "object", "properties": {"n": {"maximum": 4}}}))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let smaller = declare(json!({"type": "object", "properties": {"n": {"maximum": 2}}}))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let prepared = PreparedData::new(json!({"n": 3}));
+    let call = || ToolResult::success_prepared(prepared.clone());
+    // Passing `small` is remembered by the prepared value and its copies, for `small` only.
+    assert_eq!(small.check(&call()), Ok(()));
+    assert!(smaller.check(&call()).is_err());
+    assert_eq!(small.check(&call()), Ok(()));
+    assert!(smaller.check(&call()).is_err());
+    // The same declaration compiled again is another schema: the memo does not carry over to a
+    // stricter one compiled in its place either.
+    let again = declare(json!({"type": "object", "properties": {"n": {"maximum": 2}}}))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(again.check(&call()).is_err());
+    // A failure is not remembered: prepared data that fails, fails on every call.
+    let too_big = PreparedData::new(json!({"n": 9}));
+    for _ in 0..2 {
+        assert!(small.check(&ToolResult::success_prepared(too_big.clone())).is_err());
+    }
+    // An array of prepared values is new data, checked for itself.
+    let items = declare(
+        json!({"type": "array", "items": {"type": "object", "properties": {"n": {"maximum": 2}}}}),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let list = PreparedData::array([&prepared]);
+    assert!(items.check(&ToolResult::success_prepared(list)).is_err());
+}

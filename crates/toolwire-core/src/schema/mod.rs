@@ -48,6 +48,8 @@ struct Declared {
     /// The data schema as declared (a typed document already turned into JSON Schema).
     schema: Value,
     validator: jsonschema::Validator,
+    /// Unique in the process (never reused), so that prepared data can remember passing it.
+    id: u64,
     /// The `outputSchema` under each distinct [`SchemaRules`] of the revisions that publish one
     /// (today three: 2025-06-18, 2025-11-25, 2026-07-28), worked out once.
     published: Vec<(SchemaRules, Value)>,
@@ -91,7 +93,7 @@ impl ToolOutput {
         Ok(Self {
             inner: Arc::new(Inner {
                 shape,
-                declared: Some(Declared { schema, validator, published }),
+                declared: Some(Declared { schema, validator, id: next_id(), published }),
             }),
         })
     }
@@ -208,7 +210,12 @@ impl ToolOutput {
         }
         // A tree built only for this check is dropped after it (the result keeps its text).
         match (result.data.as_ref(), self.inner.shape) {
-            (Some(data), _) => validate::check(&declared.validator, &data.tree_once()),
+            (Some(data), _) if data.has_passed(declared.id) => Ok(()),
+            (Some(data), _) => {
+                validate::check(&declared.validator, &data.tree_once())?;
+                data.remember_pass(declared.id);
+                Ok(())
+            }
             (None, Shape::Envelope) => {
                 validate::check(&declared.validator, &Value::Object(serde_json::Map::new()))
             }
@@ -218,6 +225,12 @@ impl ToolOutput {
             )),
         }
     }
+}
+
+/// A new [`Declared::id`], from 1 (0 stands for no schema).
+fn next_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// The `outputSchema` of a declared data schema under `rules` (of a revision that publishes one).

@@ -30,7 +30,7 @@ use crate::server::McpServer;
 /// The input-required side of one `tools/call`: what the client can be asked, the round its
 /// retry carries (2026-07-28) and the sealer of the next `requestState`.
 pub(crate) struct Rounds<'a> {
-    asks: Vec<Capability>,
+    asks: Asks,
     round: InputRound,
     /// 2026-07-28 only, where the result itself goes back (below, requests go over the
     /// connection): what seals and opens its `requestState`.
@@ -55,8 +55,7 @@ impl<'a> Rounds<'a> {
         principal: &'a Principal,
         arguments: &'a Value,
     ) -> Result<Self, ErrorData> {
-        let allowed = revision_asks(revision);
-        let asks = declared_by(ctx).into_iter().filter(|c| allowed.contains(c)).collect();
+        let asks = declared_by(ctx).within(revision_asks(revision));
         let mut rounds = Self { asks, round: InputRound::default(), sealing: None };
         if McpCaps::of(revision).input_required_result {
             let keys = server.gateway().config().stored.signer().keys().clone();
@@ -75,8 +74,8 @@ impl<'a> Rounds<'a> {
     }
 
     /// What the client can be asked.
-    pub(crate) fn asks(&self) -> Vec<Capability> {
-        self.asks.clone()
+    pub(crate) fn asks(&self) -> Asks {
+        self.asks
     }
 
     /// The answers and state of this call's round.
@@ -100,14 +99,14 @@ impl<'a> Rounds<'a> {
         let (false, Some(peer), false) = (self.sealing.is_some(), peer, self.asks.is_empty())
         else {
             let result = server.run_tool(tool, arguments, context).await?;
-            return Ok(checked(result, &self.asks));
+            return Ok(checked(result, self.asks));
         };
         let mut result = server.run_tool(tool, arguments, context.clone()).await?;
         for _ in 0..MAX_ROUNDS {
             let Some(input) = result.input_required_requests() else {
                 return Ok(result);
             };
-            if !askable(input, &self.asks) {
+            if !askable(input, self.asks) {
                 return Ok(result);
             }
             // Nobody waits on a person with a place among the large calls.
@@ -152,18 +151,62 @@ pub const MAX_ROUNDS: usize = 10;
 const ASK_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// What a server may ask on `revision` at all.
-pub(crate) fn revision_asks(revision: McpRevision) -> Vec<Capability> {
-    let mut asks = vec![Capability::Sampling, Capability::Roots];
+pub(crate) fn revision_asks(revision: McpRevision) -> Asks {
+    let asks = Asks::of([Capability::Sampling, Capability::Roots]);
     if McpCaps::of(revision).elicitation {
-        asks.extend([Capability::ElicitationForm, Capability::ElicitationUrl]);
+        asks.with(Capability::ElicitationForm).with(Capability::ElicitationUrl)
+    } else {
+        asks
     }
-    asks
+}
+
+/// A set of the [`Capability`]s a client can be asked: a call builds and reads it several times,
+/// so it is a few bits rather than a list.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Asks(u8);
+
+impl Asks {
+    /// The set of `capabilities`.
+    pub(crate) fn of(capabilities: impl IntoIterator<Item = Capability>) -> Self {
+        capabilities.into_iter().fold(Self::default(), Self::with)
+    }
+
+    /// This set and `capability`.
+    pub(crate) fn with(self, capability: Capability) -> Self {
+        Self(self.0 | Self::bit(capability))
+    }
+
+    /// What this set and `other` have in common.
+    pub(crate) fn within(self, other: Self) -> Self {
+        Self(self.0 & other.0)
+    }
+
+    /// Whether `capability` is in the set.
+    pub(crate) fn contains(self, capability: Capability) -> bool {
+        self.0 & Self::bit(capability) != 0
+    }
+
+    /// Whether the set is empty.
+    pub(crate) fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    fn bit(capability: Capability) -> u8 {
+        match capability {
+            Capability::ElicitationForm => 1,
+            Capability::ElicitationUrl => 2,
+            Capability::Sampling => 4,
+            Capability::Roots => 8,
+            // A capability this build does not know is never asked.
+            _ => 0,
+        }
+    }
 }
 
 /// What the client of `ctx` declared it can be asked, read as rmcp's `client_capabilities()`
 /// reads it (the request's `_meta` first, then the handshake, which only an `initialize` sets)
 /// without copying the handshake's capabilities.
-fn declared_by(ctx: &RequestContext<RoleServer>) -> Vec<Capability> {
+fn declared_by(ctx: &RequestContext<RoleServer>) -> Asks {
     if let Some(capabilities) = ctx.meta.client_capabilities() {
         return declared(Some(&capabilities));
     }
@@ -172,31 +215,31 @@ fn declared_by(ctx: &RequestContext<RoleServer>) -> Vec<Capability> {
 }
 
 /// What a client declared it can be asked. An empty `elicitation: {}` means form mode.
-pub(crate) fn declared(capabilities: Option<&ClientCapabilities>) -> Vec<Capability> {
+pub(crate) fn declared(capabilities: Option<&ClientCapabilities>) -> Asks {
     let Some(capabilities) = capabilities else {
-        return Vec::new();
+        return Asks::default();
     };
-    let mut asks = Vec::new();
+    let mut asks = Asks::default();
     if let Some(elicitation) = &capabilities.elicitation {
         if elicitation.form.is_some() || elicitation.url.is_none() {
-            asks.push(Capability::ElicitationForm);
+            asks = asks.with(Capability::ElicitationForm);
         }
         if elicitation.url.is_some() {
-            asks.push(Capability::ElicitationUrl);
+            asks = asks.with(Capability::ElicitationUrl);
         }
     }
     if capabilities.sampling.is_some() {
-        asks.push(Capability::Sampling);
+        asks = asks.with(Capability::Sampling);
     }
     if capabilities.roots.is_some() {
-        asks.push(Capability::Roots);
+        asks = asks.with(Capability::Roots);
     }
     asks
 }
 
 /// True when every request of `input` needs only capabilities in `asks`.
-pub(crate) fn askable(input: &InputRequired, asks: &[Capability]) -> bool {
-    input.requests.iter().all(|(_, request)| asks.contains(&request.capability()))
+pub(crate) fn askable(input: &InputRequired, asks: Asks) -> bool {
+    input.requests.iter().all(|(_, request)| asks.contains(request.capability()))
 }
 
 /// The round a 2026-07-28 retry carries: its `inputResponses` and the state its `requestState`
@@ -331,7 +374,7 @@ pub(crate) async fn ask_on_connection(
 
 /// The result itself, or the failure `input_required` when it asks for something the client
 /// cannot be asked.
-pub(crate) fn checked(result: ToolResult, asks: &[Capability]) -> ToolResult {
+pub(crate) fn checked(result: ToolResult, asks: Asks) -> ToolResult {
     match result.input_required_requests() {
         Some(input) if !askable(input, asks) => result.down_levelled().into_owned(),
         _ => result,
@@ -348,19 +391,31 @@ mod tests {
 
     #[test]
     fn elicitation_is_asked_only_where_the_revision_has_it() {
-        assert!(!revision_asks(McpRevision::V2025_03_26).contains(&Capability::ElicitationForm));
-        assert!(revision_asks(McpRevision::V2025_06_18).contains(&Capability::ElicitationForm));
-        assert!(revision_asks(McpRevision::V2024_11_05).contains(&Capability::Sampling));
+        assert!(!revision_asks(McpRevision::V2025_03_26).contains(Capability::ElicitationForm));
+        assert!(revision_asks(McpRevision::V2025_06_18).contains(Capability::ElicitationForm));
+        assert!(revision_asks(McpRevision::V2025_06_18).contains(Capability::ElicitationUrl));
+        assert!(revision_asks(McpRevision::V2024_11_05).contains(Capability::Sampling));
+        assert!(revision_asks(McpRevision::V2024_11_05).contains(Capability::Roots));
+        assert!(!revision_asks(McpRevision::V2024_11_05).contains(Capability::ElicitationUrl));
     }
 
     #[test]
     fn declared_capabilities_are_read_as_the_spec_says() {
         let parse = |value: Value| serde_json::from_value::<ClientCapabilities>(value).ok();
         let form = parse(json!({"elicitation": {}}));
-        assert_eq!(declared(form.as_ref()), vec![Capability::ElicitationForm]);
+        assert_eq!(declared(form.as_ref()), Asks::of([Capability::ElicitationForm]));
         let url = parse(json!({"elicitation": {"url": {}}, "sampling": {}}));
-        assert_eq!(declared(url.as_ref()), vec![Capability::ElicitationUrl, Capability::Sampling]);
-        assert_eq!(declared(None), Vec::<Capability>::new());
+        let both = Asks::of([Capability::ElicitationUrl, Capability::Sampling]);
+        assert_eq!(declared(url.as_ref()), both);
+        assert!(!both.contains(Capability::ElicitationForm) && !both.contains(Capability::Roots));
+        let roots = parse(json!({"roots": {}}));
+        assert_eq!(declared(roots.as_ref()), Asks::of([Capability::Roots]));
+        assert!(declared(None).is_empty());
+        // Kept to a revision without elicitation, only sampling is left.
+        assert_eq!(
+            both.within(revision_asks(McpRevision::V2025_03_26)),
+            Asks::of([Capability::Sampling])
+        );
     }
 
     #[test]
@@ -396,9 +451,10 @@ mod tests {
         let input = InputRequired::new()
             .request("ok", confirm_request("Sure?"))
             .request("llm", InputRequest::sample_text("Hi", 10));
-        let result = checked(ToolResult::input_required(input.clone()), &[Capability::Sampling]);
+        let result =
+            checked(ToolResult::input_required(input.clone()), Asks::of([Capability::Sampling]));
         assert_eq!(result.error().map(|e| e.code.as_str()), Some("input_required"));
-        let asks = [Capability::Sampling, Capability::ElicitationForm];
-        assert!(checked(ToolResult::input_required(input), &asks).is_input_required());
+        let asks = Asks::of([Capability::Sampling, Capability::ElicitationForm]);
+        assert!(checked(ToolResult::input_required(input), asks).is_input_required());
     }
 }

@@ -83,7 +83,7 @@ pub struct CallContext {
     pub(crate) request_id: String,
     pub(crate) request: Option<rmcp::service::RequestContext<rmcp::service::RoleServer>>,
     pub(crate) input: InputRound,
-    pub(crate) asks: Vec<Capability>,
+    pub(crate) asks: crate::input::Asks,
 }
 
 impl CallContext {
@@ -119,13 +119,13 @@ impl CallContext {
         capabilities: impl IntoIterator<Item = Capability>,
     ) -> Self {
         let allowed = crate::input::revision_asks(self.revision);
-        self.asks = capabilities.into_iter().filter(|c| allowed.contains(c)).collect();
+        self.asks = crate::input::Asks::of(capabilities).within(allowed);
         self
     }
 
     /// [`CallContext::with_client_capabilities`] for capabilities already kept to the
     /// revision's.
-    pub(crate) fn with_asks(mut self, asks: Vec<Capability>) -> Self {
+    pub(crate) fn with_asks(mut self, asks: crate::input::Asks) -> Self {
         self.asks = asks;
         self
     }
@@ -138,7 +138,7 @@ impl CallContext {
     /// True when the client can be asked a request needing `capability` (it declared it and
     /// the revision has it); a tool asking for more gets the failure `input_required`.
     pub fn can_ask(&self, capability: Capability) -> bool {
-        self.asks.contains(&capability)
+        self.asks.contains(capability)
     }
 
     /// The same context, answering this rmcp request.

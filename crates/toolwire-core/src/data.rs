@@ -114,6 +114,10 @@ impl Data {
 /// a tool answering from values it keeps (a catalog, a cache) never writes them out again.
 /// Arrays of prepared values are prepared by joining their texts ([`PreparedData::array`]).
 ///
+/// The value cannot change, so a prepared value and its copies also remember the output schema
+/// they last passed: sent again by a tool with that schema, it is not validated again (a value
+/// that fails is checked, and fails, on every call).
+///
 /// ```
 /// use serde_json::json;
 /// use toolwire_core::{PreparedData, ToolResult};

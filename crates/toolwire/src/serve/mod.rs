@@ -325,8 +325,15 @@ struct Endpoint {
 }
 
 impl Endpoint {
-    async fn serve(&self, request: axum::extract::Request) -> axum::response::Response {
-        self.rmcp.handle(request).await.map(axum::body::Body::new)
+    /// rmcp's answer to `request`. Boxed as rmcp boxes it behind its own `Service::call`: the
+    /// box is made holding only the service and the request, where an unboxed future (about
+    /// 7 KiB) would be copied whole into every future that awaits it, and into axum's box.
+    fn serve(
+        &self,
+        request: axum::extract::Request,
+    ) -> futures::future::BoxFuture<'static, axum::response::Response> {
+        let rmcp = Arc::clone(&self.rmcp);
+        Box::pin(async move { rmcp.handle(request).await.map(axum::body::Body::new) })
     }
 }
 

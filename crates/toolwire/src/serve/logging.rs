@@ -442,10 +442,24 @@ impl FormatTime for Clock {
         let Some(text) = i64::try_from(since.as_secs()).ok().and_then(seconds_text) else {
             return tracing_subscriber::fmt::time::SystemTime.format_time(w);
         };
+        let stamp = stamp(text, since.subsec_micros());
         // Only ASCII digits and separators were written into it.
-        let text = std::str::from_utf8(&text).map_err(|_| fmt::Error)?;
-        write!(w, "{text}.{:06}Z", since.subsec_micros())
+        w.write_str(std::str::from_utf8(&stamp).map_err(|_| fmt::Error)?)
     }
+}
+
+/// The date and time of day `seconds`, `.`, six digits of `micros` (below a million) and `Z`:
+/// the line's time in one piece, without the formatter.
+fn stamp(seconds: [u8; 19], mut micros: u32) -> [u8; 27] {
+    let mut stamp = [0u8; 27];
+    stamp[..19].copy_from_slice(&seconds);
+    stamp[19] = b'.';
+    for at in (20..26).rev() {
+        stamp[at] = b'0' + (micros % 10) as u8;
+        micros /= 10;
+    }
+    stamp[26] = b'Z';
+    stamp
 }
 
 #[cfg(test)]
@@ -615,6 +629,9 @@ mod tests {
             tracing::info!(count = 2, "{} interpolated {:?}", "with", "args\x1b");
             tracing::info!(only = true);
             tracing::info!(zero = 0_u64, max = u64::MAX, min = i64::MIN, ten = 10_i64, "numbers");
+            // Longer than a field written in one piece, and a field that only just fits.
+            tracing::info!(long = "x".repeat(120).as_str(), fits = "y".repeat(88).as_str());
+            tracing::info!(first_and_long = u64::MAX, then = "z".repeat(200).as_str());
         }
         let ours = fields_written(true, emit);
         assert_eq!(ours, fields_written(false, emit));
@@ -638,5 +655,15 @@ mod tests {
             ours.len() == theirs.len() && ours.get(..19) == theirs.get(..19) && ours.ends_with('Z')
         });
         assert!(agreed);
+        let seconds = *b"2026-12-01T21:31:11";
+        for (micros, text) in [
+            (0, "2026-12-01T21:31:11.000000Z"),
+            (42, "2026-12-01T21:31:11.000042Z"),
+            (123_456, "2026-12-01T21:31:11.123456Z"),
+            (999_999, "2026-12-01T21:31:11.999999Z"),
+        ] {
+            assert_eq!(std::str::from_utf8(&stamp(seconds, micros)), Ok(text));
+            assert_eq!(format!("2026-12-01T21:31:11.{micros:06}Z"), text);
+        }
     }
 }

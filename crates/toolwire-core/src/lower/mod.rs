@@ -336,10 +336,11 @@ pub(crate) fn json_escaped_len<T: Serialize + ?Sized>(value: &T) -> usize {
     measured(value, escaped_len)
 }
 
-/// The sum of `measure` over the pieces serde_json writes for `value`.
-fn measured<T: Serialize + ?Sized>(value: &T, measure: fn(&[u8]) -> usize) -> usize {
-    struct Count(usize, fn(&[u8]) -> usize);
-    impl std::io::Write for Count {
+/// The sum of `measure` over the pieces serde_json writes for `value` (generic, so that the
+/// measure of each of the many small pieces is inlined rather than called through a pointer).
+fn measured<T: Serialize + ?Sized, M: Fn(&[u8]) -> usize>(value: &T, measure: M) -> usize {
+    struct Count<M>(usize, M);
+    impl<M: Fn(&[u8]) -> usize> std::io::Write for Count<M> {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
             self.0 += (self.1)(buf);
             Ok(buf.len())

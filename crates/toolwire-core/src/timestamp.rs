@@ -71,30 +71,57 @@ impl Timestamp {
 
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let Some(seconds) = seconds_text(self.at.timestamp()) else {
-            return self.fmt_with_chrono(f);
-        };
-        // `YYYY-MM-DDTHH:MM:SS`, `.` and up to nine digits, `Z`.
-        let mut text = [0u8; 30];
-        text[..19].copy_from_slice(&seconds);
-        let mut len = 19;
-        if self.fraction_digits > 0 {
-            let digits = usize::from(self.fraction_digits);
-            text[19] = b'.';
-            let mut nanos = self.at.timestamp_subsec_nanos() % 1_000_000_000;
-            for at in (20..29).rev() {
-                text[at] = b'0' + (nanos % 10) as u8;
-                nanos /= 10;
-            }
-            len = 20 + digits;
+        match self.written() {
+            Some(text) => f.write_str(text.as_str()),
+            None => self.fmt_with_chrono(f),
         }
-        text[len] = b'Z';
-        // Only ASCII digits and separators were written.
-        f.write_str(std::str::from_utf8(&text[..=len]).map_err(|_| fmt::Error)?)
+    }
+}
+
+/// Serialized as its RFC 3339 text, a JSON string, written without the formatter.
+impl serde::Serialize for Timestamp {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.written() {
+            Some(text) => serializer.serialize_str(text.as_str()),
+            None => serializer.collect_str(self),
+        }
+    }
+}
+
+/// A timestamp's text, on the stack: `YYYY-MM-DDTHH:MM:SS`, `.` and up to nine digits, `Z`.
+struct Written {
+    bytes: [u8; 30],
+    len: usize,
+}
+
+impl Written {
+    fn as_str(&self) -> &str {
+        // Only ASCII digits and separators are written into it.
+        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
     }
 }
 
 impl Timestamp {
+    /// The text, for the years [`seconds_text`] writes (else chrono writes it).
+    fn written(&self) -> Option<Written> {
+        let seconds = seconds_text(self.at.timestamp())?;
+        let mut bytes = [0u8; 30];
+        bytes[..19].copy_from_slice(&seconds);
+        let mut len = 19;
+        if self.fraction_digits > 0 {
+            let digits = usize::from(self.fraction_digits);
+            bytes[19] = b'.';
+            let mut nanos = self.at.timestamp_subsec_nanos() % 1_000_000_000;
+            for at in (20..29).rev() {
+                bytes[at] = b'0' + (nanos % 10) as u8;
+                nanos /= 10;
+            }
+            len = 20 + digits;
+        }
+        bytes[len] = b'Z';
+        Some(Written { bytes, len: len + 1 })
+    }
+
     /// The years [`seconds_text`] leaves out, written by chrono.
     fn fmt_with_chrono(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let seconds = self.at.to_rfc3339_opts(SecondsFormat::Secs, true);
@@ -217,9 +244,12 @@ mod tests {
             let Some(at) = DateTime::from_timestamp(seconds, nanos) else { panic!("{seconds}") };
             for digits in 0..=9 {
                 let timestamp = Timestamp::with_fraction_digits(at, digits);
+                let chrono = Chrono(timestamp).to_string();
+                assert_eq!(timestamp.to_string(), chrono, "{seconds}.{nanos} with {digits} digits");
+                // Serialized, the same text as a JSON string (the edge years through chrono).
                 assert_eq!(
-                    timestamp.to_string(),
-                    Chrono(timestamp).to_string(),
+                    serde_json::to_string(&timestamp).ok(),
+                    Some(format!("\"{chrono}\"")),
                     "{seconds}.{nanos} with {digits} digits"
                 );
             }

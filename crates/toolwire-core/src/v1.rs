@@ -23,7 +23,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::input::{InputRequest, InputRequests, InputRequired};
 use crate::link::StoredLink;
 use crate::lower::{
-    Base64, Displayed, PaginationJson, QueryJson, ResourceLink, to_json_string, to_json_vec_exact,
+    Base64, PaginationJson, QueryJson, ResourceLink, to_json_string, to_json_vec_exact,
 };
 use crate::meta::{Extensions, Metadata, Pagination, Query};
 use crate::part::{
@@ -231,9 +231,9 @@ struct MetaForm<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     query: Option<QueryJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    generated_at: Option<Displayed<Timestamp>>,
+    generated_at: Option<Timestamp>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    expires_at: Option<Displayed<Timestamp>>,
+    expires_at: Option<Timestamp>,
     #[serde(skip_serializing_if = "Extensions::is_empty", serialize_with = "namespaces")]
     extensions: &'a Extensions,
 }
@@ -245,8 +245,8 @@ impl<'a> From<&'a Metadata> for MetaForm<'a> {
             dry_run: meta.dry_run,
             response_size: meta.response_size,
             query: meta.query.as_ref().map(QueryJson::from),
-            generated_at: meta.generated_at.map(Displayed),
-            expires_at: meta.expires_at.map(Displayed),
+            generated_at: meta.generated_at,
+            expires_at: meta.expires_at,
             extensions: &meta.extensions,
         }
     }
@@ -361,7 +361,7 @@ struct StoredLinkForm<'a> {
     size: Option<u64>,
     mime_type: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    expires_at: Option<Displayed<Timestamp>>,
+    expires_at: Option<Timestamp>,
     #[serde(skip_serializing_if = "Option::is_none")]
     description: Option<&'a str>,
 }
@@ -372,7 +372,7 @@ impl<'a> From<&'a StoredLink> for StoredLinkForm<'a> {
             uri: &link.uri,
             size: link.size,
             mime_type: &link.mime_type,
-            expires_at: link.expires_at.map(Displayed),
+            expires_at: link.expires_at,
             description: link.description.as_deref(),
         }
     }

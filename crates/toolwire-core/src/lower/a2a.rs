@@ -18,7 +18,7 @@ use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::{Base64, Displayed, PrefixedKey, PrefixedMeta, stored_link_name, to_json_string};
+use super::{Base64, PrefixedKey, PrefixedMeta, stored_link_name, to_json_string};
 use crate::input::InputRequests;
 use crate::layout::Layout;
 use crate::link::StoredLink;
@@ -119,7 +119,7 @@ struct Status<'a> {
     state: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     message: Option<Message<'a>>,
-    timestamp: Displayed<Timestamp>,
+    timestamp: Timestamp,
 }
 
 impl<'a> Status<'a> {
@@ -140,7 +140,7 @@ impl<'a> Status<'a> {
                 return Self {
                     state: d.completed,
                     message: None,
-                    timestamp: Displayed(layout.generated_at()),
+                    timestamp: layout.generated_at(),
                 };
             }
         };
@@ -153,7 +153,7 @@ impl<'a> Status<'a> {
             role: d.agent,
             parts: (TextPart::new(d, text), DataPart::new(d, data)),
         };
-        Self { state, message: Some(message), timestamp: Displayed(layout.generated_at()) }
+        Self { state, message: Some(message), timestamp: layout.generated_at() }
     }
 }
 
@@ -416,7 +416,7 @@ impl Serialize for PartMeta<'_> {
             map.serialize_entry(&key("size"), &size)?;
         }
         if let Some(at) = self.expires_at {
-            map.serialize_entry(&key("expiresAt"), &Displayed(at))?;
+            map.serialize_entry(&key("expiresAt"), &at)?;
         }
         map.end()
     }

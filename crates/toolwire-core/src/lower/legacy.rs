@@ -22,7 +22,7 @@ use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::{Displayed, PaginationJson, PrefixedKey, QueryJson};
+use super::{PaginationJson, PrefixedKey, QueryJson};
 use crate::layout::Layout;
 use crate::link::StoredLink;
 use crate::meta::{Extensions, Metadata};
@@ -151,9 +151,9 @@ struct EnvelopeMeta<'a> {
     response_size: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     query: Option<QueryJson<'a>>,
-    generated_at: Displayed<Timestamp>,
+    generated_at: Timestamp,
     #[serde(skip_serializing_if = "Option::is_none")]
-    expires_at: Option<Displayed<Timestamp>>,
+    expires_at: Option<Timestamp>,
     #[serde(skip_serializing_if = "Option::is_none")]
     summary: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -184,8 +184,8 @@ impl<'a> EnvelopeMeta<'a> {
             pagination: meta.pagination.as_ref().map(PaginationJson::from),
             response_size: meta.response_size,
             query: meta.query.as_ref().map(QueryJson::from),
-            generated_at: Displayed(layout.generated_at()),
-            expires_at: meta.expires_at.map(Displayed),
+            generated_at: layout.generated_at(),
+            expires_at: meta.expires_at,
             summary: result.summary(),
             resource_uri: pointer.map(|first| first.uri.as_str()),
             note: pointer.and_then(|first| first.description.as_deref()),

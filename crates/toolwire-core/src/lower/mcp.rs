@@ -25,8 +25,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::{
-    Base64, Displayed, EmptyObject, PartUri, PrefixedMeta, PrefixedOne, ResourceLink, legacy,
-    stored_link_name,
+    Base64, EmptyObject, PartUri, PrefixedMeta, PrefixedOne, ResourceLink, legacy, stored_link_name,
 };
 use crate::data::Data;
 use crate::error::{ErrorCode, ToolError};
@@ -631,7 +630,7 @@ fn push_stored_link<'a>(
         meta: link.expires_at.map(|at| PrefixedOne {
             prefix: &settings.names.prefix,
             name: "expiresAt",
-            value: Displayed(at),
+            value: at,
         }),
     }));
 }

@@ -31,7 +31,7 @@ use crate::timestamp::Timestamp;
 
 pub use crate::revision::{McpCaps, StructuredCap};
 
-/// A value written as a JSON string through its `Display` (timestamps, URIs, base64), with no
+/// A value written as a JSON string through its `Display` (URIs, base64), with no
 /// intermediate `String`.
 #[derive(Debug, Clone, Copy)]
 pub struct Displayed<T>(pub T);
@@ -201,9 +201,9 @@ impl<'a> PrefixedMeta<'a> {
     pub(crate) fn entries<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         let (meta, prefix) = (self.meta, self.prefix);
         if let Some(generated) = self.generated_at {
-            map.serialize_entry(&PrefixedKey(prefix, "generatedAt"), &Displayed(generated))?;
+            map.serialize_entry(&PrefixedKey(prefix, "generatedAt"), &generated)?;
             if let Some(at) = meta.expires_at {
-                map.serialize_entry(&PrefixedKey(prefix, "expiresAt"), &Displayed(at))?;
+                map.serialize_entry(&PrefixedKey(prefix, "expiresAt"), &at)?;
             }
         }
         if let Some(dry_run) = meta.dry_run {
@@ -281,7 +281,7 @@ pub struct ResourceLink<'a> {
     pub size: Option<u64>,
     /// `{"<p>/expiresAt": …}` for a stored link that expires.
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<PrefixedOne<'a, Displayed<Timestamp>>>,
+    pub meta: Option<PrefixedOne<'a, Timestamp>>,
 }
 
 impl<'a> From<&'a ResourceLinkPart> for ResourceLink<'a> {

@@ -132,8 +132,15 @@ pub(crate) struct PrefixedKey<'a>(pub(crate) &'a str, pub(crate) &'a str);
 impl Serialize for PrefixedKey<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         // Prefixes and names follow the `_meta` grammar, but extension keys come from outside:
-        // serde escapes anyway.
-        serialize_displayed(serializer, &format_args!("{}/{}", self.0, self.1))
+        // serde escapes anyway. Joined on the stack without the formatter when short.
+        let mut text = StackText { bytes: [0; 128], len: 0 };
+        let joined = [self.0, "/", self.1].into_iter().try_for_each(|piece| text.write_str(piece));
+        if joined.is_ok()
+            && let Ok(text) = std::str::from_utf8(&text.bytes[..text.len])
+        {
+            return serializer.serialize_str(text);
+        }
+        serializer.collect_str(&format_args!("{}/{}", self.0, self.1))
     }
 }
 
@@ -415,6 +422,19 @@ mod tests {
         }
         let key = PrefixedKey("dev.toolwire", "generatedAt");
         assert_eq!(to_json_string(&key), "\"dev.toolwire/generatedAt\"");
+        // Keys that fill the stack text exactly, or overflow it, and keys that need escapes.
+        let name = "n".repeat(127 - "dev.toolwire".len());
+        for (prefix, name) in [
+            ("dev.toolwire", name.as_str()),
+            ("dev.toolwire", &long[..130]),
+            ("ext\"ra", "a\nb"),
+            ("", ""),
+        ] {
+            let joined = format!("{prefix}/{name}");
+            assert_eq!(to_json_string(&PrefixedKey(prefix, name)), to_json_string(&joined));
+            let value = serde_json::value::Serializer.collect_map([(PrefixedKey(prefix, name), 1)]);
+            assert_eq!(value.ok(), Some(serde_json::json!({ joined: 1 })));
+        }
     }
 
     #[test]

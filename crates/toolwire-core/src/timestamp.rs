@@ -78,6 +78,17 @@ impl fmt::Display for Timestamp {
     }
 }
 
+impl Timestamp {
+    /// Writes the RFC 3339 text into `out` in one piece, without going through a formatter
+    /// (what `Display` writes; a log line's time, written on every line).
+    pub fn write_to(&self, out: &mut impl fmt::Write) -> fmt::Result {
+        match self.written() {
+            Some(text) => out.write_str(text.as_str()),
+            None => write!(out, "{self}"),
+        }
+    }
+}
+
 /// Serialized as its RFC 3339 text, a JSON string, written without the formatter.
 impl serde::Serialize for Timestamp {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -246,6 +257,8 @@ mod tests {
                 let timestamp = Timestamp::with_fraction_digits(at, digits);
                 let chrono = Chrono(timestamp).to_string();
                 assert_eq!(timestamp.to_string(), chrono, "{seconds}.{nanos} with {digits} digits");
+                let mut written = String::new();
+                assert_eq!(timestamp.write_to(&mut written).map(|()| written), Ok(chrono.clone()));
                 // Serialized, the same text as a JSON string (the edge years through chrono).
                 assert_eq!(
                     serde_json::to_string(&timestamp).ok(),

@@ -42,20 +42,29 @@ impl<T: fmt::Display> Serialize for Displayed<T> {
     }
 }
 
-/// Writes `value`'s `Display` as a JSON string. A short text (timestamps, `_meta` keys) is
-/// written on the stack and handed over as one string, which the serializer escapes in one
-/// pass and a `Value` serializer copies once; a longer one goes piece by piece.
+/// Writes `value`'s `Display` as a JSON string (see [`serialize_short`]).
 fn serialize_displayed<S: Serializer>(
     serializer: S,
     value: &dyn fmt::Display,
 ) -> Result<S::Ok, S::Error> {
+    serialize_short(serializer, |text| write!(text, "{value}"), value)
+}
+
+/// Writes a JSON string: what `write` puts on the stack, when it fits, handed over as one
+/// string, which the serializer escapes in one pass and a `Value` serializer copies once;
+/// otherwise `whole`, piece by piece.
+fn serialize_short<S: Serializer>(
+    serializer: S,
+    write: impl FnOnce(&mut StackText) -> fmt::Result,
+    whole: &dyn fmt::Display,
+) -> Result<S::Ok, S::Error> {
     let mut text = StackText { bytes: [0; 128], len: 0 };
-    if write!(text, "{value}").is_ok()
+    if write(&mut text).is_ok()
         && let Ok(text) = std::str::from_utf8(&text.bytes[..text.len])
     {
         return serializer.serialize_str(text);
     }
-    serializer.collect_str(value)
+    serializer.collect_str(whole)
 }
 
 /// A text of at most 128 bytes on the stack; writing more fails.
@@ -133,14 +142,11 @@ impl Serialize for PrefixedKey<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         // Prefixes and names follow the `_meta` grammar, but extension keys come from outside:
         // serde escapes anyway. Joined on the stack without the formatter when short.
-        let mut text = StackText { bytes: [0; 128], len: 0 };
-        let joined = [self.0, "/", self.1].into_iter().try_for_each(|piece| text.write_str(piece));
-        if joined.is_ok()
-            && let Ok(text) = std::str::from_utf8(&text.bytes[..text.len])
-        {
-            return serializer.serialize_str(text);
-        }
-        serializer.collect_str(&format_args!("{}/{}", self.0, self.1))
+        serialize_short(
+            serializer,
+            |text| [self.0, "/", self.1].into_iter().try_for_each(|piece| text.write_str(piece)),
+            &format_args!("{}/{}", self.0, self.1),
+        )
     }
 }
 

@@ -19,7 +19,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use toolwire_core::timestamp::seconds_text;
+use toolwire_core::Timestamp;
 use tracing::field::{Field, Visit};
 use tracing::{Event, Subscriber};
 use tracing::{Level, Metadata};
@@ -430,36 +430,23 @@ impl fmt::Write for Sanitized<'_, '_> {
 }
 
 /// The time of a line as tracing's default timer writes it (`2026-12-01T21:31:11.123456Z`,
-/// UTC), with the date and time of day from [`seconds_text`] (worked out once per second).
+/// UTC): a [`Timestamp`] with six fraction digits, its date and time of day worked out once per
+/// second ([`toolwire_core::timestamp::seconds_text`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Clock;
 
 impl FormatTime for Clock {
     fn format_time(&self, w: &mut Writer<'_>) -> fmt::Result {
-        let Ok(since) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) else {
-            return tracing_subscriber::fmt::time::SystemTime.format_time(w);
-        };
-        let Some(text) = i64::try_from(since.as_secs()).ok().and_then(seconds_text) else {
-            return tracing_subscriber::fmt::time::SystemTime.format_time(w);
-        };
-        let stamp = stamp(text, since.subsec_micros());
-        // Only ASCII digits and separators were written into it.
-        w.write_str(std::str::from_utf8(&stamp).map_err(|_| fmt::Error)?)
+        let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+        let at = since.ok().and_then(|since| {
+            let seconds = i64::try_from(since.as_secs()).ok()?;
+            chrono::DateTime::from_timestamp(seconds, since.subsec_nanos())
+        });
+        match at {
+            Some(at) => Timestamp::with_fraction_digits(at, 6).write_to(w),
+            None => tracing_subscriber::fmt::time::SystemTime.format_time(w),
+        }
     }
-}
-
-/// The date and time of day `seconds`, `.`, six digits of `micros` (below a million) and `Z`:
-/// the line's time in one piece, without the formatter.
-fn stamp(seconds: [u8; 19], mut micros: u32) -> [u8; 27] {
-    let mut stamp = [0u8; 27];
-    stamp[..19].copy_from_slice(&seconds);
-    stamp[19] = b'.';
-    for at in (20..26).rev() {
-        stamp[at] = b'0' + (micros % 10) as u8;
-        micros /= 10;
-    }
-    stamp[26] = b'Z';
-    stamp
 }
 
 #[cfg(test)]
@@ -652,18 +639,11 @@ mod tests {
             let (ours, theirs) =
                 (format(&Clock), format(&tracing_subscriber::fmt::time::SystemTime));
             let (Ok(ours), Ok(theirs)) = (ours, theirs) else { return false };
-            ours.len() == theirs.len() && ours.get(..19) == theirs.get(..19) && ours.ends_with('Z')
+            ours.len() == theirs.len()
+                && ours.get(..20) == theirs.get(..20)
+                && ours[20..26].bytes().all(|b| b.is_ascii_digit())
+                && ours.ends_with('Z')
         });
         assert!(agreed);
-        let seconds = *b"2026-12-01T21:31:11";
-        for (micros, text) in [
-            (0, "2026-12-01T21:31:11.000000Z"),
-            (42, "2026-12-01T21:31:11.000042Z"),
-            (123_456, "2026-12-01T21:31:11.123456Z"),
-            (999_999, "2026-12-01T21:31:11.999999Z"),
-        ] {
-            assert_eq!(std::str::from_utf8(&stamp(seconds, micros)), Ok(text));
-            assert_eq!(format!("2026-12-01T21:31:11.{micros:06}Z"), text);
-        }
     }
 }

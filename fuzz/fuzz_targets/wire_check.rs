@@ -7,7 +7,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
-use toolwire_core::{Target, wire};
+use toolwire_check::wire;
+use toolwire_core::Target;
 
 fuzz_target!(|data: &[u8]| {
     let (text, schema) = match data.iter().position(|&b| b == 0) {

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 /// A short name of a JSON value's kind, for messages ("a string", "an object", …).
-pub(crate) fn kind_of(value: &Value) -> &'static str {
+pub fn kind_of(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -100,7 +100,7 @@ const MAX_MEMBERS: usize = 64;
 /// The members of one top-level JSON object, in order, each value as its raw text; `None` when
 /// `text` is not exactly one valid JSON object, nests [`MAX_DEPTH`] levels deep, repeats a key
 /// or has over [`MAX_MEMBERS`] members (the tree path decides those).
-pub(crate) fn raw_members(text: &str) -> Option<Vec<(String, &RawValue)>> {
+pub fn raw_members(text: &str) -> Option<Vec<(String, &RawValue)>> {
     // Nesting is judged on the whole document, as the tree path judges it.
     if nesting_overflow(text.as_bytes()).is_some() {
         return None;
@@ -163,7 +163,7 @@ pub(crate) fn nesting_overflow(input: &[u8]) -> Option<usize> {
 
 /// The bytes of JSON text that lie outside string literals, with their offsets (the quotes
 /// themselves are inside). Trusts nothing but quotes and backslashes, so it is safe on any input.
-pub(crate) fn outside_strings(input: &[u8]) -> impl Iterator<Item = (usize, u8)> + '_ {
+pub fn outside_strings(input: &[u8]) -> impl Iterator<Item = (usize, u8)> + '_ {
     let mut in_string = false;
     let mut escaped = false;
     input.iter().enumerate().filter_map(move |(offset, &byte)| {

@@ -43,7 +43,7 @@ fn every_sample_under_every_declaration_matches_what_was_published() {
                     Target::Mcp(revision) => output.published(revision),
                     _ => None,
                 };
-                let violations = toolwire_core::wire::check_with_schema(
+                let violations = toolwire_check::wire::check_with_schema(
                     target,
                     rendered.json(),
                     published.as_ref(),

@@ -11,8 +11,9 @@ use std::collections::HashMap;
 use golden_support::{now, renders};
 use proptest::prelude::*;
 use serde_json::Value;
+use toolwire_check::wire;
 use toolwire_core::mapper::{MapperConfig, OutputMapper, RenderContext, RenderError, Rendered};
-use toolwire_core::{Part, Phase, Provenance, StoredLink, Target, ToolResult, legacy, v1, wire};
+use toolwire_core::{Part, Phase, Provenance, StoredLink, Target, ToolResult, legacy, v1};
 
 fn mapper_for(target: Target, limit: Option<usize>) -> OutputMapper {
     OutputMapper::new(MapperConfig::default().with_limit(target, limit))

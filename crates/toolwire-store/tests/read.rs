@@ -16,26 +16,9 @@ use toolwire_store::{
     resource_templates_list_result,
 };
 
-const SCHEMAS: [(McpRevision, &str); 5] = [
-    (McpRevision::V2024_11_05, include_str!("../../../spec/mcp/2024-11-05/schema.json")),
-    (McpRevision::V2025_03_26, include_str!("../../../spec/mcp/2025-03-26/schema.json")),
-    (McpRevision::V2025_06_18, include_str!("../../../spec/mcp/2025-06-18/schema.json")),
-    (McpRevision::V2025_11_25, include_str!("../../../spec/mcp/2025-11-25/schema.json")),
-    (McpRevision::V2026_07_28, include_str!("../../../spec/mcp/2026-07-28/schema.json")),
-];
-
 /// Asserts `value` is a valid `definition` of the official schema of `revision`.
 fn assert_official(revision: McpRevision, definition: &str, value: &Value) {
-    let text = SCHEMAS.iter().find(|(r, _)| *r == revision).unwrap().1;
-    let schema: Value = serde_json::from_str(text).unwrap();
-    let defs_key = if schema.get("$defs").is_some() { "$defs" } else { "definitions" };
-    let root = json!({
-        "$schema": schema["$schema"],
-        defs_key: schema[defs_key],
-        "$ref": format!("#/{defs_key}/{definition}"),
-    });
-    let validator = jsonschema::options().should_validate_formats(true).build(&root).unwrap();
-    let errors: Vec<String> = validator.iter_errors(value).map(|e| e.to_string()).collect();
+    let errors = toolwire_check::wire::official_mcp_violations(revision, definition, value);
     assert!(errors.is_empty(), "{revision:?} {definition}: {errors:?}\n{value}");
 }
 

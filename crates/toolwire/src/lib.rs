@@ -1,12 +1,10 @@
 //! The `toolwire` command line as a library: [`run`] is the whole binary (parse, render,
-//! validate and publish tool results, read stored results, run the gateway), and
+//! validate and publish tool results, read stored results, audit servers, run the gateway), and
 //! [`ServeConfig`] is the gateway's configuration loader on text, for callers that have no file
-//! (the `config_file` fuzz target). Everything else stays inside the crate.
+//! (the `config_file` fuzz target). The gateway itself is the `toolwire-gateway` crate and the
+//! audit the `toolwire-check` crate; this crate only parses arguments and prints.
 
-mod check;
 mod cmd;
-mod serve;
-mod tls;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -14,12 +12,12 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use toolwire_core::{Shape, Target};
 
-pub use serve::config::ConfigError;
+pub use toolwire_gateway::ConfigError;
 
 /// A `toolwire.toml` that loads: the settings `toolwire serve --config FILE` starts from when
 /// no flag overrides the file. Opaque apart from the app tools it names.
 pub struct ServeConfig {
-    settings: serve::config::Settings,
+    settings: toolwire_gateway::Settings,
 }
 
 impl ServeConfig {
@@ -33,8 +31,8 @@ impl ServeConfig {
         file: &Path,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Self, ConfigError> {
-        let overrides = serve::config::Overrides::default();
-        serve::config::Settings::from_text(text, file, &overrides, env)
+        let overrides = toolwire_gateway::Overrides::default();
+        toolwire_gateway::Settings::from_text(text, file, &overrides, env)
             .map(|settings| Self { settings })
     }
 
@@ -103,7 +101,7 @@ enum Command {
     /// Print the data of a stored result behind a link.
     Read(cmd::read::ReadArgs),
     /// Run the gateway: every MCP revision over Streamable HTTP (default) or stdio.
-    Serve(serve::ServeArgs),
+    Serve(cmd::serve::ServeArgs),
     /// Audit any MCP server (a URL, or a command after `--`) at every revision it offers and
     /// for every host profile; prints a table tool × revision, exit 1 on any violation.
     Check(cmd::check::CheckArgs),
@@ -113,7 +111,7 @@ enum Command {
 /// check said no, 2 bad input, flags or configuration, 3 over the limit without a store.
 pub fn run() -> ExitCode {
     // Before anything builds an HTTP client or connects to Redis over TLS.
-    tls::install_crypto_provider();
+    toolwire_gateway::tls::install_crypto_provider();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
@@ -134,7 +132,7 @@ pub fn run() -> ExitCode {
         }
         Command::Schema { target, shape, input } => cmd::schema::run(target, shape, input),
         Command::Read(args) => cmd::read::run(args),
-        Command::Serve(args) => serve::run(args),
+        Command::Serve(args) => cmd::serve::run(args),
         Command::Check(args) => cmd::check::run(args),
     };
     match outcome {

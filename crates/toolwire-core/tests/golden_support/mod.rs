@@ -3,10 +3,11 @@
 #![allow(dead_code)]
 
 use serde_json::{Map, Value, json};
+use toolwire_check::wire;
 use toolwire_core::mapper::{MapperConfig, Output, OutputMapper, RenderContext, Rendered};
 use toolwire_core::{
     ErrorCode, Pagination, Part, Phase, Query, ResourceLinkPart, StoredLink, Target, Timestamp,
-    ToolError, ToolOutput, ToolResult, legacy, wire,
+    ToolError, ToolOutput, ToolResult, legacy,
 };
 
 /// The render time of every golden render.

@@ -12,8 +12,8 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{Failure, print_line};
-use crate::check::transport::Endpoint;
-use crate::check::{self, Options, Progress, cases};
+use toolwire_check::audit::transport::Endpoint;
+use toolwire_check::audit::{self as check, Options, Progress, cases};
 
 /// The arguments of `toolwire check`.
 #[derive(Debug, clap::Args)]

@@ -6,6 +6,7 @@ pub mod parse;
 pub mod read;
 pub mod render;
 pub mod schema;
+pub mod serve;
 pub mod validate;
 
 use std::io::{self, Read, Write};

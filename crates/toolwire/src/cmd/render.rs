@@ -56,7 +56,7 @@ pub struct RenderArgs {
     #[arg(long, value_name = "P", default_value = "local")]
     principal: String,
     /// How long the link and the stored result live, in seconds (at most 2592000, 30 days).
-    #[arg(long, value_name = "SECONDS", default_value_t = 3600, value_parser = clap::value_parser!(u64).range(1..=crate::serve::MAX_LINK_TTL_SECS))]
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600, value_parser = clap::value_parser!(u64).range(1..=toolwire_gateway::MAX_LINK_TTL_SECS))]
     link_ttl: u64,
     #[command(flatten)]
     input: InputArgs,

@@ -7,7 +7,7 @@
 use std::fs;
 use std::path::Path;
 
-use toolwire_core::wire;
+use toolwire_check::wire;
 use toolwire_core::{Shape, Target, ToolOutput};
 
 use super::{Failure, InputArgs, read_stdin};

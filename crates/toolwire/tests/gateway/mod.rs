@@ -4,12 +4,11 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 pub mod scenario;
 
@@ -402,31 +401,15 @@ impl Drop for StdioClient {
     }
 }
 
-fn spec_path(revision: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../spec/mcp")
-        .join(revision)
-        .join("schema.json")
-}
-
 /// Violations of `definition` of the revision's official schema.
 pub fn violations(revision: &str, definition: &str, value: &Value) -> Vec<String> {
-    let text = std::fs::read_to_string(spec_path(revision)).expect("schema");
-    let document: Map<String, Value> = serde_json::from_str(&text).expect("schema JSON");
-    let key = if document.contains_key("$defs") { "$defs" } else { "definitions" };
-    let definitions = document.get(key).expect("definitions");
-    assert!(definitions.get(definition).is_some(), "{revision} has no {definition}");
-    let mut root = Map::new();
-    if let Some(dialect) = document.get("$schema") {
-        root.insert("$schema".into(), dialect.clone());
-    }
-    root.insert(key.into(), definitions.clone());
-    root.insert("allOf".into(), json!([{"$ref": format!("#/{key}/{definition}")}]));
-    let validator = jsonschema::options()
-        .should_validate_formats(true)
-        .build(&Value::Object(root))
-        .expect("compile");
-    validator.iter_errors(value).map(|e| format!("{}: {e}", e.instance_path())).collect()
+    let Ok(toolwire_core::Target::Mcp(revision)) = format!("mcp-{revision}").parse() else {
+        panic!("{revision} is not an MCP revision")
+    };
+    toolwire_check::wire::official_mcp_violations(revision, definition, value)
+        .iter()
+        .map(ToString::to_string)
+        .collect()
 }
 
 pub fn assert_valid(revision: &str, definition: &str, value: &Value) {
@@ -448,7 +431,7 @@ pub fn checked_result<'a>(
 ) -> &'a Value {
     let result = response.get("result").unwrap_or_else(|| panic!("no result: {response}"));
     let target = toolwire_core::Target::parse(&format!("mcp-{revision}")).unwrap();
-    let found = toolwire_core::wire::check_with_schema(
+    let found = toolwire_check::wire::check_with_schema(
         target,
         &result.to_string(),
         published_output_schema,

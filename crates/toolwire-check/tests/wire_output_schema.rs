@@ -1,7 +1,7 @@
 //! `wire::check_with_schema`: `structuredContent` against the tool's published outputSchema.
 
 use serde_json::{Value, json};
-use toolwire_core::wire::{self, WireViolation};
+use toolwire_check::wire::{self, WireViolation};
 use toolwire_core::{McpRevision, Shape, Target, ToolOutput};
 
 fn check(revision: McpRevision, value: &Value, schema: &Value) -> Vec<WireViolation> {

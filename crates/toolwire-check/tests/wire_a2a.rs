@@ -2,7 +2,7 @@
 //! 1.0, and the part rules.
 
 use serde_json::{Value, json};
-use toolwire_core::wire::{self, WireViolation};
+use toolwire_check::wire::{self, WireViolation};
 use toolwire_core::{A2aVersion, Target};
 
 fn check(version: A2aVersion, value: &Value) -> Vec<WireViolation> {

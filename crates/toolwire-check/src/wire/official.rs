@@ -15,15 +15,15 @@ use jsonschema::{ValidationError, Validator};
 use serde_json::{Map, Value, json};
 
 use super::{WireViolation, pointer};
-use crate::target::{A2aVersion, McpRevision};
+use toolwire_core::target::{A2aVersion, McpRevision};
 
-const MCP_2024_11_05: &str = include_str!("../../../../spec/mcp/2024-11-05/schema.json");
-const MCP_2025_03_26: &str = include_str!("../../../../spec/mcp/2025-03-26/schema.json");
-const MCP_2025_06_18: &str = include_str!("../../../../spec/mcp/2025-06-18/schema.json");
-const MCP_2025_11_25: &str = include_str!("../../../../spec/mcp/2025-11-25/schema.json");
-const MCP_2026_07_28: &str = include_str!("../../../../spec/mcp/2026-07-28/schema.json");
-const A2A_0_3: &str = include_str!("../../../../spec/a2a/0.3/a2a.json");
-const A2A_1_0: &str = include_str!("../../../../spec/a2a/1.0/a2a.schema.json");
+const MCP_2024_11_05: &str = include_str!("../../spec/mcp/2024-11-05/schema.json");
+const MCP_2025_03_26: &str = include_str!("../../spec/mcp/2025-03-26/schema.json");
+const MCP_2025_06_18: &str = include_str!("../../spec/mcp/2025-06-18/schema.json");
+const MCP_2025_11_25: &str = include_str!("../../spec/mcp/2025-11-25/schema.json");
+const MCP_2026_07_28: &str = include_str!("../../spec/mcp/2026-07-28/schema.json");
+const A2A_0_3: &str = include_str!("../../spec/a2a/0.3/a2a.json");
+const A2A_1_0: &str = include_str!("../../spec/a2a/1.0/a2a.schema.json");
 
 /// A compiled official schema, or why it could not be compiled (which would be a defect in the
 /// embedded copy; it is reported as a violation instead of a panic).
@@ -112,17 +112,22 @@ fn intended_branch<'e>(
     }
 }
 
+/// The embedded schema document of `revision`, or why there is none: a revision newer than this
+/// crate's copy of the specification.
+fn mcp_text(revision: McpRevision) -> Result<&'static str, String> {
+    match revision {
+        McpRevision::V2024_11_05 => Ok(MCP_2024_11_05),
+        McpRevision::V2025_03_26 => Ok(MCP_2025_03_26),
+        McpRevision::V2025_06_18 => Ok(MCP_2025_06_18),
+        McpRevision::V2025_11_25 => Ok(MCP_2025_11_25),
+        McpRevision::V2026_07_28 => Ok(MCP_2026_07_28),
+        other => Err(format!("no official schema of {} is embedded", other.as_str())),
+    }
+}
+
 /// The compiled `CallToolResult` schema of `revision`.
-pub(crate) fn call_tool_result(revision: McpRevision) -> &'static Official {
-    static CELLS: [OnceLock<Official>; 5] = [const { OnceLock::new() }; 5];
-    let (slot, text, name) = match revision {
-        McpRevision::V2024_11_05 => (0, MCP_2024_11_05, "official 2024-11-05 CallToolResult"),
-        McpRevision::V2025_03_26 => (1, MCP_2025_03_26, "official 2025-03-26 CallToolResult"),
-        McpRevision::V2025_06_18 => (2, MCP_2025_06_18, "official 2025-06-18 CallToolResult"),
-        McpRevision::V2025_11_25 => (3, MCP_2025_11_25, "official 2025-11-25 CallToolResult"),
-        McpRevision::V2026_07_28 => (4, MCP_2026_07_28, "official 2026-07-28 CallToolResult"),
-    };
-    CELLS[slot].get_or_init(|| Official::compile(name, definition_root(text, "CallToolResult")))
+pub(crate) fn call_tool_result(revision: McpRevision) -> Arc<Official> {
+    mcp_definition(revision, "CallToolResult")
 }
 
 /// The compiled definition `definition` (e.g. `ListToolsResult`) of the schema of `revision`,
@@ -135,15 +140,9 @@ pub(crate) fn mcp_definition(revision: McpRevision, definition: &str) -> Arc<Off
     if let Some(found) = cache.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
         return found.clone();
     }
-    let text = match revision {
-        McpRevision::V2024_11_05 => MCP_2024_11_05,
-        McpRevision::V2025_03_26 => MCP_2025_03_26,
-        McpRevision::V2025_06_18 => MCP_2025_06_18,
-        McpRevision::V2025_11_25 => MCP_2025_11_25,
-        McpRevision::V2026_07_28 => MCP_2026_07_28,
-    };
     let name = format!("official {} {definition}", revision.as_str());
-    let compiled = Arc::new(Official::compile(name, definition_root(text, definition)));
+    let root = mcp_text(revision).and_then(|text| definition_root(text, definition));
+    let compiled = Arc::new(Official::compile(name, root));
     cache.lock().unwrap_or_else(PoisonError::into_inner).insert(key, compiled.clone());
     compiled
 }
@@ -163,6 +162,7 @@ pub(crate) fn input_required_result() -> &'static Official {
 pub(crate) fn a2a_task(version: A2aVersion) -> &'static Official {
     static V0_3: OnceLock<Official> = OnceLock::new();
     static V1_0: OnceLock<Official> = OnceLock::new();
+    static UNKNOWN: OnceLock<Official> = OnceLock::new();
     match version {
         A2aVersion::V0_3 => V0_3.get_or_init(|| {
             Official::compile("official A2A 0.3 Task", definition_root(A2A_0_3, "Task"))
@@ -172,6 +172,12 @@ pub(crate) fn a2a_task(version: A2aVersion) -> &'static Official {
             Official::compile(
                 "A2A 1.0 Task, derived from a2a.proto",
                 serde_json::from_str(A2A_1_0).map_err(|err| err.to_string()),
+            )
+        }),
+        _ => UNKNOWN.get_or_init(|| {
+            Official::compile(
+                "A2A Task",
+                Err("no official schema of this version is embedded".into()),
             )
         }),
     }

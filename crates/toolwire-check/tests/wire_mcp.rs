@@ -2,7 +2,7 @@
 //! rejections issue 3 requires with the violated path.
 
 use serde_json::{Value, json};
-use toolwire_core::wire::{self, WireViolation};
+use toolwire_check::wire::{self, WireViolation};
 use toolwire_core::{McpRevision, Target};
 
 fn check(revision: McpRevision, value: &Value) -> Vec<WireViolation> {

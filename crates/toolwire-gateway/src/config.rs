@@ -1429,7 +1429,7 @@ mod tests {
 
     #[test]
     fn the_documented_example_is_valid() {
-        let doc = include_str!("../../../../README.md");
+        let doc = include_str!("../../../README.md");
         let start = doc.find("```toml\n").map(|i| i + "```toml\n".len()).unwrap_or(0);
         let end = doc[start..].find("```").map(|i| start + i).unwrap_or(start);
         let text = &doc[start..end];
@@ -1493,7 +1493,7 @@ mod tests {
 
     #[test]
     fn the_deploying_example_is_valid() {
-        let doc = include_str!("../../../../docs/deploying.md");
+        let doc = include_str!("../../../docs/deploying.md");
         let start = doc.find("```toml\n").map(|i| i + "```toml\n".len()).unwrap_or(0);
         let end = doc[start..].find("```").map(|i| start + i).unwrap_or(start);
         let parsed: FileConfig = toml::from_str(&doc[start..end]).unwrap_or_else(|e| panic!("{e}"));

@@ -7,8 +7,8 @@
 use serde_json::{Map, Value};
 
 use super::{WireViolation, index, pointer};
-use crate::json_kind::kind_of;
-use crate::target::A2aVersion;
+use toolwire_core::json_kind::kind_of;
+use toolwire_core::target::A2aVersion;
 
 const TASK_KEYS_0_3: &[&str] =
     &["kind", "id", "contextId", "status", "history", "artifacts", "metadata"];
@@ -38,6 +38,7 @@ pub(crate) fn violations(version: A2aVersion, value: &Value, out: &mut Vec<WireV
     match version {
         A2aVersion::V0_3 => task_0_3(task, out),
         A2aVersion::V1_0 => task_1_0(task, out),
+        other => out.push(WireViolation::new("", format!("no wire contract for A2A {other:?}"))),
     }
 }
 

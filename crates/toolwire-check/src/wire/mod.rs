@@ -22,13 +22,13 @@ mod official;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-pub(crate) use crate::pointer::{push as pointer, push_index as index};
-use crate::target::{A2aVersion, McpRevision, Target};
+pub(crate) use toolwire_core::pointer::{push as pointer, push_index as index};
+use toolwire_core::target::{A2aVersion, McpRevision, Target};
 
 /// One way a wire document breaks the official schema or toolwire's wire contract: a JSON
 /// pointer into the wire document and what is wrong there (the one
-/// [`Violation`](crate::pointer::Violation) type).
-pub use crate::pointer::Violation as WireViolation;
+/// [`Violation`](toolwire_core::pointer::Violation) type).
+pub use toolwire_core::pointer::Violation as WireViolation;
 
 /// Checks the exact rendered text for `target`: the legacy envelope string, an MCP
 /// `CallToolResult` (or, on 2026-07-28, `InputRequiredResult`) object or an A2A `Task` object.
@@ -60,7 +60,7 @@ pub fn check_with_schema(
                 Ok(parsed) => parsed,
                 Err(violation) => return vec![violation],
             };
-            if crate::revision::McpCaps::of(revision).input_required_result
+            if toolwire_core::revision::McpCaps::of(revision).input_required_result
                 && value.get("resultType").and_then(Value::as_str) == Some("input_required")
             {
                 let mut out = official::input_required_result().violations(&value);
@@ -89,6 +89,7 @@ pub fn check_with_schema(
             a2a::violations(version, &value, &mut out);
             out
         }
+        other => vec![WireViolation::new("", format!("no wire check for the target {other}"))],
     }
 }
 
@@ -124,7 +125,7 @@ pub fn official_a2a_task_violations(version: A2aVersion, value: &Value) -> Vec<W
 /// schemas (any value, or any object) nor the wire contract look inside it, and a large one
 /// would cost many times its text as a tree. The whole tree when the members cannot be read raw.
 fn parse_call_tool_result(wire: &str) -> Result<(Value, Option<&RawValue>), WireViolation> {
-    let Some(members) = crate::parse::raw_members(wire) else {
+    let Some(members) = toolwire_core::parse::raw_members(wire) else {
         return parse_object(wire, "a CallToolResult").map(|value| (value, None));
     };
     let mut map = serde_json::Map::new();

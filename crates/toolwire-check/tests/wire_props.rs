@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use toolwire_core::wire;
+use toolwire_check::wire;
 use toolwire_core::{McpRevision, Target};
 
 fn json_value() -> impl Strategy<Value = Value> {

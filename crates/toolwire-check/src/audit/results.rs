@@ -1,14 +1,14 @@
 //! What each `tools/call` answer is checked against: the expected outcome, the official
 //! `CallToolResult` schema of the revision, toolwire's wire contract, the tool's outputSchema
-//! (all three through `toolwire_core::wire`), the text-mirror rule, the size limit of the
+//! (all three through `crate::wire`), the text-mirror rule, the size limit of the
 //! revision, and for host profiles their cap and what a structured reader would show the model
 //! (`toolwire_core::host::model_view`).
 
+use crate::wire::{self, WireViolation};
 use serde_json::Value;
 use toolwire_core::host::{HostProfile, Reads, model_view};
 use toolwire_core::lower::mcp::{McpCaps, StructuredCap};
 use toolwire_core::mapper::DEFAULT_LIMIT;
-use toolwire_core::wire::{self, WireViolation};
 use toolwire_core::{McpRevision, Target};
 
 use super::cases::{Case, Expect};

@@ -4,10 +4,11 @@
 
 use std::collections::HashMap;
 
+use crate::wire;
 use serde_json::Value;
 use toolwire_core::lower::mcp::{McpCaps, StructuredCap};
+use toolwire_core::pointer;
 use toolwire_core::{McpRevision, Shape, ToolOutput};
-use toolwire_core::{pointer, wire};
 
 use super::Finding;
 use super::client::location;

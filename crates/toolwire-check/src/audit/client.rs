@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
+use crate::wire::{self, WireViolation};
 use serde_json::{Value, json};
 use toolwire_core::McpRevision;
-use toolwire_core::wire::{self, WireViolation};
 
 use super::transport::{Answer, Channel, Endpoint, TransportError};
 use super::{Finding, rules};

@@ -1,7 +1,7 @@
 //! `wire::check` for the legacy target: the envelope grammar of DESIGN §3.
 
+use toolwire_check::wire::{self, WireViolation};
 use toolwire_core::Target;
-use toolwire_core::wire::{self, WireViolation};
 
 fn check(text: &str) -> Vec<WireViolation> {
     wire::check(Target::Legacy, text)

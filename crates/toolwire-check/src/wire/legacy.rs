@@ -8,9 +8,9 @@
 use serde_json::{Map, Value};
 
 use super::{WireViolation, pointer};
-use crate::grammar;
-use crate::json_kind::kind_of;
-use crate::timestamp::Timestamp;
+use toolwire_core::grammar;
+use toolwire_core::json_kind::kind_of;
+use toolwire_core::timestamp::Timestamp;
 
 const SUCCESS_ORDER: &[&str] = &["success", "data", "_meta"];
 const FAILURE_ORDER: &[&str] = &["success", "error", "code", "details", "_meta"];
@@ -145,7 +145,7 @@ fn meta_violations(meta: &Value, out: &mut Vec<WireViolation>) {
 
 /// The byte offset of the first JSON whitespace outside a string, if any.
 fn whitespace_outside_strings(text: &str) -> Option<usize> {
-    crate::parse::outside_strings(text.as_bytes())
+    toolwire_core::parse::outside_strings(text.as_bytes())
         .find(|(_, byte)| matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
         .map(|(offset, _)| offset)
 }

@@ -5,7 +5,7 @@
 //! [`client`] (handshake, listing, calls per revision), [`definitions`] (tool definitions),
 //! [`cases`] (which calls to make), [`results`] (what each result is checked against) and
 //! [`report`] (the table and the JSON form). The checks themselves are the core's: the official
-//! schemas and wire contract of `toolwire_core::wire`, the output-schema compiler, the host
+//! schemas and wire contract of `crate::wire`, the output-schema compiler, the host
 //! profiles and `model_view` of `toolwire_core::host`.
 
 pub mod cases;

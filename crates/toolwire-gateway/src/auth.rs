@@ -298,7 +298,7 @@ async fn protected_resource(State(auth): State<Arc<Auth>>) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::serve::config::{Overrides, Token};
+    use crate::config::{Overrides, Token};
 
     fn settings(auth_configured: bool, anonymous: bool) -> Settings {
         let mut s = match Settings::load(&Overrides::default(), &|_| None) {

@@ -1,12 +1,15 @@
-//! `toolwire serve`: the gateway. Every MCP revision on one endpoint, over Streamable HTTP
-//! (default `127.0.0.1:8080/mcp`) or stdio, with the demo tools and the app tools of
-//! `toolwire.toml`.
+//! toolwire-gateway: the gateway as a library. Every MCP revision on one endpoint, over
+//! Streamable HTTP (default `127.0.0.1:8080/mcp`) or stdio, with the demo tools and the app tools
+//! of `toolwire.toml`, auth and OAuth, transport limits and drain, sessions, metrics and probes.
+//!
+//! The `toolwire serve` command is a thin shell over [`run`].
 
 mod app_tools;
 mod auth;
-pub(crate) mod config;
+pub mod config;
 mod conformance;
 mod demo;
+mod error;
 mod listener;
 mod logging;
 mod metrics;
@@ -14,11 +17,10 @@ mod oauth;
 mod ops;
 mod png;
 mod sessions;
+pub mod tls;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
-use clap::Args;
 use rmcp::ServiceExt as _;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
@@ -26,48 +28,27 @@ use toolwire_core::{MapperConfig, OutputMapper};
 use toolwire_mcp::{Gateway, GatewayConfig, McpServer, Principal, Registry};
 use toolwire_store::{KeySet, OpenError, StoreConfig, StoredResults};
 
-use crate::cmd::Failure;
-pub(crate) use config::MAX_LINK_TTL_SECS;
-use config::{Overrides, Settings, StoreKind};
+use config::StoreKind;
+pub use config::{ConfigError, MAX_LINK_TTL_SECS, Overrides, Settings};
 use conformance::Conformance;
+pub use error::Failure;
 
-/// `toolwire serve` flags (each over the config file).
-#[derive(Debug, Args)]
-pub struct ServeArgs {
-    /// The configuration file (toolwire.toml).
-    #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
-    /// Address for Streamable HTTP (default 127.0.0.1:8080; port 0 picks a free one).
-    #[arg(long, value_name = "ADDR")]
-    listen: Option<String>,
-    /// Serve MCP over standard input and output instead of HTTP.
-    #[arg(long)]
-    stdio: bool,
-    /// Where the embedded store and its signing keys live (default ./toolwire-data).
-    #[arg(long, value_name = "DIR")]
-    data_dir: Option<PathBuf>,
-    /// compat (envelope first) or spec; else TOOLWIRE_PHASE, else the file, else compat.
-    #[arg(long, value_name = "PHASE", value_parser = crate::cmd::names::phase())]
-    phase: Option<toolwire_core::Phase>,
+/// How `toolwire serve` was asked to run, beside the configuration overrides.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct RunOptions {
+    /// Flags over the configuration file.
+    pub overrides: Overrides,
     /// Also serve the fixtures the official MCP conformance suite calls (for testing toolwire).
-    #[arg(long)]
-    conformance: bool,
-    /// Load and check the configuration (tools, schemas, auth, store), print what would be
-    /// served, and exit: 0 when it would serve, 2 when not.
-    #[arg(long)]
-    check: bool,
+    pub conformance: bool,
+    /// Load and check the configuration, print what would be served, and return.
+    pub check: bool,
 }
 
 /// Runs the gateway until Ctrl-C or SIGTERM.
-pub fn run(args: ServeArgs) -> Result<(), Failure> {
-    let fixtures = args.conformance.then(Conformance::new);
-    let overrides = Overrides {
-        config: args.config,
-        listen: args.listen,
-        stdio: args.stdio,
-        data_dir: args.data_dir,
-        phase: args.phase,
-    };
+pub fn run(options: RunOptions) -> Result<(), Failure> {
+    let RunOptions { overrides, conformance, check: check_only } = options;
+    let fixtures = conformance.then(Conformance::new);
     let settings = Settings::load(&overrides, &|name| std::env::var(name).ok())
         .map_err(|e| Failure::input(e.to_string()))?;
     let json_logs = match std::env::var("TOOLWIRE_LOG_FORMAT").ok().as_deref() {
@@ -84,7 +65,7 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
         .enable_all()
         .build()
         .map_err(|e| Failure::check(format!("cannot start the runtime: {e}")))?;
-    if args.check {
+    if check_only {
         return runtime.block_on(check(settings, fixtures));
     }
     let outcome = runtime.block_on(serve(settings, fixtures, &logs));

@@ -4,15 +4,14 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use toolwire_core::wire::{self, WireViolation};
+use toolwire_check::wire::{self, WireViolation};
 use toolwire_core::{McpRevision, Target};
 
 // `cfg(test)` marks the helper as test code for clippy's unwrap rules.
 #[cfg(test)]
 fn examples(folder: &str) -> Vec<(String, Value)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../spec/mcp/2026-07-28/examples")
-        .join(folder);
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/mcp/2026-07-28/examples").join(folder);
     let mut files: Vec<PathBuf> = fs::read_dir(&dir)
         .unwrap_or_else(|err| panic!("{}: {err}", dir.display()))
         .map(|entry| entry.unwrap().path())

@@ -118,10 +118,11 @@ fn official_tools() -> &'static [(McpRevision, jsonschema::Validator)] {
 }
 
 fn official_tool(revision: McpRevision) -> jsonschema::Validator {
-    let path =
-        format!("{}/../../spec/mcp/{}/schema.json", env!("CARGO_MANIFEST_DIR"), revision.as_str());
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{path}: {err}"));
-    let spec: Value = serde_json::from_str(&text).unwrap_or_else(|err| panic!("{path}: {err}"));
+    let Some(text) = toolwire_check::wire::official_mcp_schema(revision) else {
+        panic!("no official schema of {revision:?}")
+    };
+    let spec: Value =
+        serde_json::from_str(text).unwrap_or_else(|err| panic!("{revision:?}: {err}"));
     let defs = if spec.get("$defs").is_some() { "$defs" } else { "definitions" };
     let schema =
         json!({"$schema": spec["$schema"], defs: spec[defs], "$ref": format!("#/{defs}/Tool")});

@@ -1,6 +1,6 @@
 //! Publishing per revision: wrapping, hoisting, boolean property schemas, `$schema`, Rust types
 //! without an object root, and input schemas. Every published form is checked against the
-//! official `Tool` definition of its revision (the copies under `spec/`) and shown to accept
+//! official `Tool` definition of its revision (the copies embedded in toolwire-check) and shown to accept
 //! exactly what the declaration accepts.
 
 use schemars::JsonSchema;
@@ -25,10 +25,11 @@ fn accepts(schema: &Value, instance: &Value) -> bool {
 
 /// The official `Tool` definition of a revision, from the repository's copy of its schema.
 fn official_tool(revision: McpRevision) -> Value {
-    let path =
-        format!("{}/../../spec/mcp/{}/schema.json", env!("CARGO_MANIFEST_DIR"), revision.as_str());
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{path}: {err}"));
-    let spec: Value = serde_json::from_str(&text).unwrap_or_else(|err| panic!("{path}: {err}"));
+    let Some(text) = toolwire_check::wire::official_mcp_schema(revision) else {
+        panic!("no official schema of {revision:?}")
+    };
+    let spec: Value =
+        serde_json::from_str(text).unwrap_or_else(|err| panic!("{revision:?}: {err}"));
     let defs = if spec.get("$defs").is_some() { "$defs" } else { "definitions" };
     json!({"$schema": spec["$schema"], defs: spec[defs], "$ref": format!("#/{defs}/Tool")})
 }

@@ -113,6 +113,13 @@ pub fn official_mcp_violations(
     official::mcp_definition(revision, definition).violations(value)
 }
 
+/// The text of the revision's official schema document as this crate embeds it (`spec/mcp/`),
+/// for callers that compile a definition of their own (`Tool`, say); `None` for a revision newer
+/// than the embedded copies.
+pub fn official_mcp_schema(revision: McpRevision) -> Option<&'static str> {
+    official::mcp_text(revision).ok()
+}
+
 /// Only the official-schema part of the check for A2A: `value` against `Task` of
 /// `spec/a2a/0.3/a2a.json` (0.3) or of the schema derived from `a2a.proto`,
 /// `spec/a2a/1.0/a2a.schema.json` (1.0).

@@ -114,7 +114,7 @@ fn intended_branch<'e>(
 
 /// The embedded schema document of `revision`, or why there is none: a revision newer than this
 /// crate's copy of the specification.
-fn mcp_text(revision: McpRevision) -> Result<&'static str, String> {
+pub(crate) fn mcp_text(revision: McpRevision) -> Result<&'static str, String> {
     match revision {
         McpRevision::V2024_11_05 => Ok(MCP_2024_11_05),
         McpRevision::V2025_03_26 => Ok(MCP_2025_03_26),

@@ -1,6 +1,6 @@
 //! The gateway tests: `toolwire serve` started as a process and spoken to over Streamable HTTP
 //! and stdio, one module per concern (transport, auth, app tools, operations, …). One test
-//! crate, so the binary and the shared helpers are linked once for all of them.
+//! crate, so one test binary is compiled and linked for all of them.
 
 #[path = "../support/gateway/mod.rs"]
 mod gateway;

@@ -5,8 +5,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod gateway;
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -15,10 +13,11 @@ use axum::http::header;
 use axum::response::IntoResponse;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use gateway::{HttpClient, Server};
 use ring::rand::SystemRandom;
 use ring::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, Ed25519KeyPair, KeyPair};
 use serde_json::{Value, json};
+
+use crate::gateway::{self, HttpClient, Server};
 
 const AUDIENCE: &str = "https://tools.test/mcp";
 const PRM: &str = "https://tools.test/.well-known/oauth-protected-resource/mcp";

@@ -5,8 +5,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod gateway;
-
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -16,9 +14,10 @@ use std::time::{Duration, Instant};
 use axum::extract::Path;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use gateway::{HttpClient, Server, texts};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use serde_json::{Value, json};
+
+use crate::gateway::{self, HttpClient, Server, texts};
 
 const REVISION: &str = "2025-11-25";
 

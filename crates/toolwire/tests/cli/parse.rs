@@ -1,6 +1,6 @@
 //! `toolwire parse` end to end: the built binary, its stdout, stderr and exit code.
 
-mod support;
+use crate::support;
 
 struct Run {
     code: Option<i32>,

@@ -7,12 +7,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod gateway;
-
 use axum::http::header;
 use axum::response::IntoResponse;
-use gateway::{HttpClient, REVISIONS, Server};
 use serde_json::json;
+
+use crate::gateway::{HttpClient, REVISIONS, Server};
 
 /// Levels of the answer's data.
 const DATA_LEVELS: usize = 126;

@@ -1,10 +1,8 @@
 //! `toolwire render` end to end: flags, exit codes, streams.
 
-mod support;
-
 use std::process::Output;
 
-use support::{stderr, stdout};
+use crate::support::{self, stderr, stdout};
 
 fn run(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
     support::run(&[&["render"], args].concat(), stdin.as_bytes(), env)

@@ -3,12 +3,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod gateway;
-
 use std::time::Duration;
 
-use gateway::{HttpClient, REVISIONS, Server, scenario};
 use serde_json::json;
+
+use crate::gateway::{self, HttpClient, REVISIONS, Server, scenario};
 
 #[test]
 fn every_revision_on_one_endpoint() {

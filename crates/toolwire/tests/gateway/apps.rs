@@ -6,8 +6,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod gateway;
-
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -15,8 +13,9 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use gateway::{HttpClient, Server, texts};
 use serde_json::{Value, json};
+
+use crate::gateway::{self, HttpClient, Server, texts};
 
 /// What happened, in the order it happened: the app and the test threads write here.
 #[derive(Clone, Default)]

@@ -2,8 +2,6 @@
 //! data directory held by a running server is "in use".
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::path::Path;
 use std::process::Output;
 use std::time::Duration;
@@ -11,6 +9,8 @@ use std::time::Duration;
 use serde_json::json;
 use toolwire_core::{ToolResult, v1};
 use toolwire_store::{Record, StoreConfig, StoredResults};
+
+use crate::support;
 
 fn toolwire(args: &[&str]) -> Output {
     support::run(args, b"", &[])

@@ -8,13 +8,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod gateway;
-
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use gateway::{HttpClient, Server};
 use serde_json::json;
+
+use crate::gateway::{self, HttpClient, Server};
 
 /// `redis-server` on a free loopback port, without persistence; killed by [`Redis::stop`] or
 /// on drop.

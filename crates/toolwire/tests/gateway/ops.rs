@@ -3,14 +3,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod gateway;
-
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use gateway::{HttpClient, Server};
 use serde_json::{Value, json};
+
+use crate::gateway::{HttpClient, Server};
 
 fn get(url: &str, token: Option<&str>) -> (u16, String) {
     let mut request = reqwest::blocking::Client::new().get(url);

@@ -3,12 +3,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod gateway;
-
 use std::process::{Command, Output};
 
-use gateway::Server;
 use serde_json::Value;
+
+use crate::gateway::{self, Server};
 
 fn check(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_toolwire"))

@@ -2,9 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod gateway;
-
-use gateway::{REVISIONS, StdioClient, scenario};
+use crate::gateway::{REVISIONS, StdioClient, scenario};
 
 #[test]
 fn every_revision_over_stdio() {

@@ -1,10 +1,8 @@
 //! `toolwire validate`: exit codes, streams, and the rejections issue 3 requires with their path.
 
-mod support;
-
 use std::process::Output;
 
-use support::{stderr, stdout};
+use crate::support::{self, stderr, stdout};
 
 fn validate(args: &[&str], stdin: &str) -> Output {
     support::run(&[&["validate"], args].concat(), stdin.as_bytes(), &[])

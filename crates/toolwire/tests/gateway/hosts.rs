@@ -3,11 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod gateway;
-
-use gateway::{HttpClient, Server};
 use serde_json::{Value, json};
 use toolwire_core::host::{Reads, model_view};
+
+use crate::gateway::{self, HttpClient, Server};
 
 const ERAS: [&str; 2] = ["2025-11-25", "2026-07-28"];
 

@@ -1,6 +1,6 @@
 //! `toolwire schema`: stdin declaration → published outputSchema, `null`, or exit 2.
 
-mod support;
+use crate::support;
 
 struct Run {
     code: Option<i32>,

@@ -5,8 +5,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod gateway;
-
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
@@ -14,8 +12,9 @@ use std::time::{Duration, Instant};
 use axum::extract::Path;
 use axum::http::header;
 use axum::response::IntoResponse;
-use gateway::{HttpClient, Server};
 use serde_json::json;
+
+use crate::gateway::{HttpClient, Server};
 
 const REVISION: &str = "2025-11-25";
 

@@ -1,9 +1,7 @@
 //! Flags whose values are names (`--target`, `--phase`, `--shape`, `--format`): `--help` lists
 //! the values, and a bad value exits 2 with one line naming the flag, the value and the choices.
 
-mod support;
-
-use support::{run, stderr, stdout};
+use crate::support::{run, stderr, stdout};
 
 const TARGETS: &str = "[possible values: legacy, mcp-2024-11-05, mcp-2025-03-26, mcp-2025-06-18, mcp-2025-11-25, mcp-2026-07-28, a2a-0.3, a2a-1.0]";
 const PHASES: &str = "[possible values: compat, spec]";

@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 const OVER: &str = "toolwire: standard input is over the input limit of 16 bytes; raise it with --max-input BYTES\n";
 

@@ -1,5 +1,6 @@
-//! The configuration examples of the README and of `docs/deploying.md` load as written, and the
-//! README's example serves the app tools it declares. The documents are read when the test runs
+//! The configuration examples of the README and of `docs/deploying.md` load as written, the
+//! README's example serves the app tools it declares, and the README's table of keys has a row
+//! for every key the gateway's configuration accepts. The documents are read when the test runs
 //! (from the repository, through `CARGO_MANIFEST_DIR`): no crate includes a file outside its own
 //! directory when it is built, so every crate still packages.
 
@@ -89,4 +90,14 @@ fn the_deploying_example_is_valid() {
     assert_eq!(s.ops.listen.map(|a| a.to_string()).as_deref(), Some("127.0.0.1:9090"));
     assert_eq!(s.tokens.len(), 1);
     assert_eq!(s.tools[0].privileges, ["orders:cancel"]);
+}
+
+#[test]
+fn the_readme_has_a_row_for_every_key() {
+    let readme = document("README.md");
+    let missing: Vec<String> = toolwire_gateway::config::keys()
+        .into_iter()
+        .filter(|key| !readme.contains(&format!("| `{key}` |")))
+        .collect();
+    assert!(missing.is_empty(), "README.md's table of keys has no row for {missing:?}");
 }

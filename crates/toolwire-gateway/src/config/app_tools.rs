@@ -17,6 +17,24 @@ pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 /// The default cap on an app answer: 16 MiB − 64 KiB.
 pub const DEFAULT_RESPONSE_CAP: u64 = 16 * 1024 * 1024 - 64 * 1024;
 
+/// The keys of `[[tools]]`, for [`super::keys`].
+pub(super) const KEYS: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "input_schema",
+    "outputs",
+    "annotations",
+    "shape",
+    "privileges",
+    "endpoint",
+    "timeout_ms",
+    "headers",
+    "response_cap",
+    "ca_file",
+    "proxy",
+];
+
 /// `[[tools]]`: one app tool.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -5,6 +5,13 @@ use serde::Deserialize;
 
 use super::{ConfigError, OAuthConfig, Refuse};
 
+/// The keys of `[auth]` (beside its tables `[[auth.tokens]]` and `[auth.oauth]`), for
+/// [`super::keys`].
+pub(super) const KEYS: &[&str] = &["anonymous"];
+
+/// The keys of `[[auth.tokens]]`, for [`super::keys`].
+pub(super) const TOKEN_KEYS: &[&str] = &["token_env", "token", "principal", "privileges"];
+
 /// `[auth]`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]

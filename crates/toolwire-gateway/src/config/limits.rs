@@ -10,6 +10,10 @@ use super::{ConfigError, Refuse};
 /// every MCP revision at once (a revision's own key wins).
 pub type LimitsConfig = BTreeMap<String, u64>;
 
+/// The keys of `[limits]`, for [`super::keys`]: `mcp`, and `"<target>"` standing for the name
+/// of each MCP target.
+pub(super) const KEYS: &[&str] = &[ALL_MCP_LIMIT, "\"<target>\""];
+
 /// The `[limits]` key standing for every MCP revision.
 const ALL_MCP_LIMIT: &str = "mcp";
 

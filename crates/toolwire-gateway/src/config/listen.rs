@@ -5,6 +5,9 @@ use std::net::SocketAddr;
 
 use super::{ConfigError, Refuse};
 
+/// The top-level keys this module reads, for [`super::keys`].
+pub(super) const KEYS: &[&str] = &["listen", "allowed_hosts", "allowed_origins"];
+
 /// The default listen address.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 

@@ -38,6 +38,40 @@ pub use ops::{OpsConfig, OpsSettings};
 pub use store::{DEFAULT_DATA_DIR, MAX_LINK_TTL_SECS, StoreConfig, StoreKind};
 pub use transport::{Transport, TransportConfig};
 
+/// The top-level keys that are neither tables nor read by a section's module.
+const TOP_KEYS: &[&str] = &["phase", "prefix", "validation", "server_name", "demo_tools"];
+
+/// Every table of the file with the keys it accepts (its own tables aside): `""` is the top.
+const TABLES: [(&str, &[&str]); 11] = [
+    ("", TOP_KEYS),
+    ("", listen::KEYS),
+    ("[limits]", limits::KEYS),
+    ("[store]", store::KEYS),
+    ("[transport]", transport::KEYS),
+    ("[auth]", auth::KEYS),
+    ("[[auth.tokens]]", auth::TOKEN_KEYS),
+    ("[auth.oauth]", oauth::KEYS),
+    ("[ops]", ops::KEYS),
+    ("[[tools]]", app_tools::KEYS),
+    ("[[hosts]]", hosts::KEYS),
+];
+
+/// Every key `toolwire.toml` accepts, spelled as the README's reference table spells it: `phase`
+/// at the top, `[store] url` in a table, `[[tools]] endpoint` in an array of tables (and
+/// `[limits] "<target>"` for the key of each MCP target). A test keeps the list equal to what the
+/// loader accepts, so a documentation check can ask for every key.
+pub fn keys() -> Vec<String> {
+    TABLES
+        .iter()
+        .flat_map(|(table, keys)| {
+            keys.iter().map(move |key| match *table {
+                "" => (*key).to_owned(),
+                table => format!("{table} {key}"),
+            })
+        })
+        .collect()
+}
+
 /// The file as written (every key optional).
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]

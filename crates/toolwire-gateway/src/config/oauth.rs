@@ -9,6 +9,19 @@ use serde::Deserialize;
 use super::{ConfigError, Refuse, is_http_url};
 use crate::oauth::Algorithm;
 
+/// The keys of `[auth.oauth]`, for [`super::keys`].
+pub(super) const KEYS: &[&str] = &[
+    "issuer",
+    "audience",
+    "jwks_url",
+    "algorithms",
+    "leeway_secs",
+    "principal_claim",
+    "privileges_claim",
+    "scopes",
+    "jwks_refresh_secs",
+];
+
 /// `[auth.oauth]`: toolwire as an OAuth 2.1 resource server (the MCP authorization spec).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -7,6 +7,9 @@ use serde::Deserialize;
 
 use super::{ConfigError, Refuse};
 
+/// The keys of `[ops]`, for [`super::keys`].
+pub(super) const KEYS: &[&str] = &["metrics_path", "listen", "require_auth"];
+
 /// `[ops]`: `/healthz`, `/readyz` and `/metrics`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -15,6 +15,19 @@ pub const DEFAULT_DATA_DIR: &str = "./toolwire-data";
 /// archive; longer lifetimes only grow the store (and far larger ones overflow expiry times).
 pub const MAX_LINK_TTL_SECS: u64 = 30 * 24 * 3600;
 
+/// The keys of `[store]`, for [`super::keys`].
+pub(super) const KEYS: &[&str] = &[
+    "url",
+    "data_dir",
+    "link_ttl",
+    "signing_keys_env",
+    "offload_fallback",
+    "quota_total",
+    "quota_per_principal",
+    "ca_file",
+    "cache_mib",
+];
+
 /// `[store]`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]

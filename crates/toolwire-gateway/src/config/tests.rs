@@ -1,7 +1,7 @@
 //! The loader's tests: defaults, flags and environment over the file, and every refusal's exact
 //! message.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -378,4 +378,44 @@ fn header_secrets_come_from_the_environment() {
     assert_eq!(s.tools[0].headers, vec![("Authorization".to_owned(), "Bearer s3cret".to_owned())]);
     assert_eq!(s.tools[0].timeout, Duration::from_secs(30));
     assert_eq!(s.tools[0].response_cap, 16 * 1024 * 1024 - 64 * 1024);
+}
+
+/// The keys the loader accepts in `table` (`""` for the top), as its refusal of an unknown key
+/// lists them.
+fn accepted(table: &str) -> BTreeSet<String> {
+    let text = format!("{table}\nnot_a_key = 1");
+    let message = match from_text(&text) {
+        Ok(_) => panic!("accepted {text}"),
+        Err(e) => e.message,
+    };
+    let Some((_, list)) = message.split_once("expected one of ") else { panic!("{message}") };
+    list.split(", ").map(|key| key.trim_matches('`').to_owned()).collect()
+}
+
+#[test]
+fn the_key_list_is_what_the_loader_accepts() {
+    // A table is a key of the table it is in.
+    let nested: BTreeMap<&str, &[&str]> = BTreeMap::from([
+        ("", &["limits", "store", "transport", "auth", "ops", "tools", "hosts"][..]),
+        ("[auth]", &["tokens", "oauth"][..]),
+    ]);
+    let mut listed: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    for (table, keys) in TABLES {
+        listed.entry(table).or_default().extend(keys.iter().map(|k| (*k).to_owned()));
+    }
+    assert_eq!(listed.len(), 10);
+    for (table, mut keys) in listed {
+        // A map: every MCP target's name is a key (`limits_are_keyed_by_target_name`).
+        if table == "[limits]" {
+            continue;
+        }
+        keys.extend(nested.get(table).copied().unwrap_or_default().iter().map(|k| (*k).to_owned()));
+        assert_eq!(accepted(table), keys, "{table}");
+    }
+    let all = keys();
+    assert_eq!(all.len(), TABLES.iter().map(|(_, keys)| keys.len()).sum::<usize>());
+    assert_eq!(all[0], "phase");
+    for key in ["listen", "[limits] mcp", "[[auth.tokens]] token_env", "[[hosts]] reads_links"] {
+        assert!(all.contains(&key.to_owned()), "{key}");
+    }
 }

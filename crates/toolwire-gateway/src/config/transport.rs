@@ -7,6 +7,15 @@ use serde::Deserialize;
 
 use super::{ConfigError, Refuse};
 
+/// The keys of `[transport]`, for [`super::keys`].
+pub(super) const KEYS: &[&str] = &[
+    "header_read_timeout_ms",
+    "max_connections",
+    "max_sessions",
+    "session_idle_ms",
+    "shutdown_grace_ms",
+];
+
 /// `[transport]`: what keeps slow or many clients from taking the server down (DESIGN §12).
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]

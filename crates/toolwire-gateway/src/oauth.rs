@@ -4,9 +4,11 @@
 //! explicit URL, are cached, and are fetched again when a token names an unknown `kid` (at most
 //! once per refresh interval), so a key rotation at the issuer needs no restart.
 //!
-//! `jsonwebtoken` decodes the token, verifies its signature (RustCrypto backend, chosen by the
-//! crate feature; nothing is installed process-wide) and checks `iss` and `aud`. The times are
-//! checked here against the `now` the caller passes, so the caller's clock decides `exp` and `nbf`.
+//! `jsonwebtoken` decodes the token, verifies its signature and checks `iss` and `aud`. Its
+//! RustCrypto backend is chosen by the crate feature toolwire enables; toolwire installs no
+//! provider (a program whose build also enables jsonwebtoken's `aws_lc_rs` feature must install
+//! one itself, as jsonwebtoken's docs say). The times are checked here against the `now` the
+//! caller passes, so the caller's clock decides `exp` and `nbf`.
 
 use std::collections::{BTreeSet, HashSet};
 use std::time::{Duration, Instant};

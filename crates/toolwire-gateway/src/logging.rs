@@ -584,7 +584,7 @@ mod tests {
             assert_eq!(ours, lines(false));
             assert_eq!(ours.lines().count(), 9, "{ours}");
             assert!(
-                ours.contains("  INFO call{id=7}: toolwire::serve::logging::tests: inside a span"),
+                ours.contains("  INFO call{id=7}: toolwire_gateway::logging::tests: inside a span"),
                 "{ours}"
             );
         }
@@ -602,7 +602,7 @@ mod tests {
         );
         assert_eq!(
             ours,
-            "2026-12-02T02:30:00.123456Z  INFO toolwire::serve::logging::tests: tools/call bytes=1\n"
+            "2026-12-02T02:30:00.123456Z  INFO toolwire_gateway::logging::tests: tools/call bytes=1\n"
         );
     }
 

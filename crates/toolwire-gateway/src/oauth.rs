@@ -669,4 +669,55 @@ mod tests {
             parse_jwks(&jwks).unwrap_or_default().into_iter().map(|k| k.kid).collect();
         assert_eq!(kids, [Some("2048".to_owned())]);
     }
+
+    /// A 2048-bit RSA private key (PKCS #1 DER, base64) made for this test and used nowhere else.
+    const RSA_KEY: &str = concat!(
+        "MIIEowIBAAKCAQEA3ZQBPC1Uj5u6Qk1l+sHJLg4xcea2320XInq10NM+Xu4UzeAhGj9NbCwLLgMOxoFy/pYK2OGT",
+        "xVErD+qHuio4chpn+PPFTtICnkbnIekp3J6vb+W5iOl48D2RU1+JdF9vPkJL8bmetv/+SEg2cTs5dDaewDOMAGKn",
+        "Qbz+NOuQ497JNob9HyxyuAKtVf6hql0DhzWXDC0tBsELsN2R4h9t42cWAgjMqjoX7+p8hJD+owdB/TQe+7k3ocy8",
+        "WnWY9pawYOhcKeNwO+hEVtKEYCxuqSE16b+XSsBxUqP0TM5tEn4opRuW2yO1FAdBwvGmzKro0xpVwrWHJ8y2EyuT",
+        "jt1YswIDAQABAoIBAC5utQGMyEMd0Z7SRFQTZtqxW7gwLlNMs4PkrhQYKGJRRufLl3Q+HrXT1vXp6x87AkOKYrSH",
+        "NOWs+DaqIY4oCdMTaIVZZBf711OerRHEoCKc2Eu9Gq+vqUnCxSDxDMdntlKYJvz9Nl7H71vrUglRbV1GkubZBnYQ",
+        "NleGyMiDMsYlRjgXHnGH1EH7mKynhwzbN39w0HtVQNWLIFMRBs6va5AoY4kFfrVimRLFjC9h/lOHdPk9Mv2H+2nv",
+        "OX203VNDIpb/pyT9427BZtK57Kb/c5OnGQTtVj/+m0YSU6+n1Sx6Wwj5nSMOLJbZhAf4qpi5J0S5GfqOyuSHOSJL",
+        "jSGtdpECgYEA7zosA6YNNjBUQQnA6xSIiyxE7vq98OtdRJFrnabtYhUNfNAIwKctPr2sqHcGLTpGxzmL/vmXVCSi",
+        "TT5lGA28u1JI1efFZu4V9kEi5OtY6V8rBA+jXbnY+xSqRXxdX7WbmaYDo1of+p3G2Q3+urX+VFz/fstiJfvlFJK8",
+        "TufCsqMCgYEA7R0NzU+V9kleYwwkSwNIRJjImXN/gT+jFWZ1hqrd5eYnpcBbhWkl6VKgkXEzXKm6QOjg8kwiyM55",
+        "J4pfY8gGsCGV202XCJfMs7qwBD9MSDYRqIuUjj5uhFmDzfaBWON4HuxdyTIyTvO84i2fyLrAv8jHMh/wOz3HaFvW",
+        "/E30MrECgYBgs+cu4mTcztSAJe0yGe7IM3D6GanGRZ5CJXaXF+9FgrUdCws+tVV40zuELfj1N2V9CyooO8SMYvKo",
+        "vtwmyQbNwglnTnVhkkSWcuYkG26ph6rfzWKAdKvdcxERXaBxG/x2M8GsurXKnRTQkPOzjfXtLFqrapOWPyjvFBHC",
+        "47S0eQKBgFsXM0sxjOHd08XnTzYGH8hCjaXt6gjkQqmg//tpPu/oGEkj+cTp3Seil47oVxv9FFGFZY2P1DkioQag",
+        "sP6rRG57qI9kYmZpsrlFOgOXsZ14MBZ48OwobdqobOs+DPjyAh6XHXyCrTMJjgGyF1VM8Wl8H5JRFMAdfrLHvXKW",
+        "G/8xAoGBAMk3hbdU+j01z8wLxaiZuseL41KPcofFjMGT0eLkZdr2c4/3M0lvH9PglY/4eTZ4FvK3JTmgKh5VE5G9",
+        "4mRzRqEfaVE9xGxTCXV3Q5Ufkdl5xBohPY2uKrc2hIxVeRT574e+9EKGSepkMH4GeOm/G2jdWKSisDv9lIJqCp91",
+        "pUdD",
+    );
+
+    #[tokio::test]
+    async fn rs256_tokens_verify_with_the_issuers_rsa_key() {
+        let der = base64::engine::general_purpose::STANDARD
+            .decode(RSA_KEY)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let key = jsonwebtoken::EncodingKey::from_rsa_der(&der);
+        let public =
+            jsonwebtoken::jwk::Jwk::from_encoding_key(&key, jsonwebtoken::Algorithm::RS256)
+                .unwrap_or_else(|e| panic!("{e}"));
+        let mut jwk = serde_json::to_value(public).unwrap_or_else(|e| panic!("{e}"));
+        jwk["kid"] = json!("r1");
+        let oauth = OAuth::new(settings());
+        *oauth.keys.write().await = parse_jwks(&json!({"keys": [jwk]})).unwrap_or_default();
+        *oauth.fetched.lock().await = Some(Instant::now());
+        let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::RS256);
+        header.kid = Some("r1".into());
+        let token =
+            jsonwebtoken::encode(&header, &claims(), &key).unwrap_or_else(|e| panic!("{e}"));
+        let principal = oauth.verify(&token, NOW).await.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(principal.name(), "ann");
+        // One bit of the signature flipped.
+        let (signed, sig) = token.rsplit_once('.').unwrap_or_default();
+        let mut sig = URL_SAFE_NO_PAD.decode(sig).unwrap_or_else(|e| panic!("{e}"));
+        sig[0] ^= 1;
+        let forged = format!("{signed}.{}", b64(&sig));
+        assert_eq!(oauth.verify(&forged, NOW).await.err(), Some(TokenError::Signature));
+    }
 }

@@ -3,13 +3,21 @@
 //! signing keys (JWKS) come from the issuer's metadata (RFC 8414, else OIDC discovery) or an
 //! explicit URL, are cached, and are fetched again when a token names an unknown `kid` (at most
 //! once per refresh interval), so a key rotation at the issuer needs no restart.
+//!
+//! `jsonwebtoken` decodes the token, verifies its signature and checks `iss` and `aud`. Its
+//! RustCrypto backend is chosen by the crate feature toolwire enables; toolwire installs no
+//! provider (a program whose build also enables jsonwebtoken's `aws_lc_rs` feature must install
+//! one itself, as jsonwebtoken's docs say). The times are checked here against the `now` the
+//! caller passes, so the caller's clock decides `exp` and `nbf`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use ring::signature::{self, RsaPublicKeyComponents, UnparsedPublicKey};
+use jsonwebtoken::errors::ErrorKind;
+use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, KeyAlgorithm, PublicKeyUse};
+use jsonwebtoken::{DecodingKey, DecodingKeyKind, Validation};
 use serde_json::Value;
 use tokio::sync::{Mutex, RwLock};
 use toolwire_mcp::Principal;
@@ -49,6 +57,15 @@ impl Algorithm {
             Self::EdDsa => "EdDSA",
         }
     }
+
+    /// The same algorithm as `jsonwebtoken` names it.
+    fn jose(self) -> jsonwebtoken::Algorithm {
+        match self {
+            Self::Rs256 => jsonwebtoken::Algorithm::RS256,
+            Self::Es256 => jsonwebtoken::Algorithm::ES256,
+            Self::EdDsa => jsonwebtoken::Algorithm::EdDSA,
+        }
+    }
 }
 
 /// Why an access token was refused (said in the 401 and the log; never the token itself).
@@ -60,6 +77,12 @@ pub enum TokenError {
     /// `alg` is not one of the accepted algorithms (this includes `none`).
     #[error("the token's algorithm `{0}` is not accepted")]
     Algorithm(String),
+    /// The header has a `crit` parameter: the token's meaning depends on extensions it names, and
+    /// this server understands none.
+    #[error(
+        "the token's header has critical parameters (`crit`), which this server does not support"
+    )]
+    Critical,
     /// No key of the issuer has this `kid`, even after fetching the keys again.
     #[error("the token was signed with a key the issuer does not publish")]
     UnknownKey,
@@ -96,76 +119,105 @@ pub struct FetchError {
     pub message: String,
 }
 
-/// One public key of the issuer.
-#[derive(Debug, Clone)]
-enum Key {
-    Rsa { n: Vec<u8>, e: Vec<u8> },
-    P256 { point: Vec<u8> },
-    Ed25519 { x: Vec<u8> },
-}
+/// RSA keys shorter than this are not used (`jsonwebtoken`'s RSA backend would take 1024).
+const MIN_RSA_BITS: usize = 2048;
 
+/// One public key of the issuer, ready to verify with.
 #[derive(Debug, Clone)]
 struct Jwk {
     kid: Option<String>,
-    alg: Option<String>,
-    key: Key,
+    /// The algorithm the issuer pinned the key to, when it did.
+    alg: Option<KeyAlgorithm>,
+    /// The one accepted algorithm this kind of key verifies.
+    verifies: Algorithm,
+    key: DecodingKey,
 }
 
 impl Jwk {
-    fn fits(&self, alg: Algorithm) -> bool {
-        let kind = matches!(
-            (&self.key, alg),
-            (Key::Rsa { .. }, Algorithm::Rs256)
-                | (Key::P256 { .. }, Algorithm::Es256)
-                | (Key::Ed25519 { .. }, Algorithm::EdDsa)
-        );
-        kind && self.alg.as_deref().is_none_or(|a| a == alg.name())
+    /// A key toolwire can use, or `None` (encryption keys, other key types and curves, short
+    /// RSA moduli, malformed points).
+    fn usable(jwk: jsonwebtoken::jwk::Jwk) -> Option<Self> {
+        if jwk.common.public_key_use.as_ref().is_some_and(|u| *u != PublicKeyUse::Signature) {
+            return None;
+        }
+        let (verifies, key) = match &jwk.algorithm {
+            AlgorithmParameters::RSA(rsa) => {
+                (Algorithm::Rs256, DecodingKey::from_rsa_components(&rsa.n, &rsa.e).ok()?)
+            }
+            AlgorithmParameters::EllipticCurve(ec) if ec.curve == EllipticCurve::P256 => {
+                (Algorithm::Es256, DecodingKey::from_ec_components(&ec.x, &ec.y).ok()?)
+            }
+            AlgorithmParameters::OctetKeyPair(okp) if okp.curve == EllipticCurve::Ed25519 => {
+                (Algorithm::EdDsa, DecodingKey::from_ed_components(&okp.x).ok()?)
+            }
+            _ => return None,
+        };
+        let sound = match (verifies, key.kind()) {
+            (Algorithm::Rs256, DecodingKeyKind::RsaModulusExponent { n, .. }) => {
+                modulus_bits(n) >= MIN_RSA_BITS
+            }
+            // An uncompressed P-256 point: 0x04, then x and y of 32 bytes each.
+            (Algorithm::Es256, DecodingKeyKind::SecretOrDer(point)) => point.len() == 65,
+            (Algorithm::EdDsa, DecodingKeyKind::SecretOrDer(_)) => true,
+            _ => false,
+        };
+        sound.then(|| Self { kid: jwk.common.key_id, alg: jwk.common.key_algorithm, verifies, key })
     }
 
-    fn verify(&self, message: &[u8], sig: &[u8]) -> bool {
-        match &self.key {
-            Key::Rsa { n, e } => RsaPublicKeyComponents { n, e }
-                .verify(&signature::RSA_PKCS1_2048_8192_SHA256, message, sig)
-                .is_ok(),
-            Key::P256 { point } => {
-                UnparsedPublicKey::new(&signature::ECDSA_P256_SHA256_FIXED, point)
-                    .verify(message, sig)
-                    .is_ok()
-            }
-            Key::Ed25519 { x } => {
-                UnparsedPublicKey::new(&signature::ED25519, x).verify(message, sig).is_ok()
-            }
-        }
+    fn fits(&self, alg: Algorithm) -> bool {
+        self.verifies == alg && self.alg.is_none_or(|pinned| pinned == alg.jose().into())
     }
 }
 
-/// The keys of a JWKS document that toolwire can use (others, e.g. encryption keys, skipped).
+/// The length in bits of a big-endian unsigned integer.
+fn modulus_bits(n: &[u8]) -> usize {
+    let n = &n[n.iter().take_while(|b| **b == 0).count()..];
+    n.first().map_or(0, |top| n.len() * 8 - top.leading_zeros() as usize)
+}
+
+/// The keys of a JWKS document that toolwire can use. Each key is read on its own, so a key
+/// toolwire cannot read (another key type, an unknown curve) does not hide the others.
 fn parse_jwks(doc: &Value) -> Option<Vec<Jwk>> {
     let keys = doc.get("keys")?.as_array()?;
-    let text = |k: &Value, name: &str| k.get(name).and_then(Value::as_str).map(str::to_owned);
-    let bytes = |k: &Value, name: &str| {
-        k.get(name).and_then(Value::as_str).and_then(|v| URL_SAFE_NO_PAD.decode(v).ok())
-    };
     let parsed = keys
         .iter()
-        .filter(|k| text(k, "use").is_none_or(|u| u == "sig"))
-        .filter_map(|k| {
-            let key = match (text(k, "kty")?.as_str(), text(k, "crv").as_deref()) {
-                ("RSA", _) => Key::Rsa { n: bytes(k, "n")?, e: bytes(k, "e")? },
-                ("EC", Some("P-256")) => {
-                    let (x, y) = (bytes(k, "x")?, bytes(k, "y")?);
-                    if x.len() != 32 || y.len() != 32 {
-                        return None;
-                    }
-                    Key::P256 { point: [&[4u8][..], &x, &y].concat() }
-                }
-                ("OKP", Some("Ed25519")) => Key::Ed25519 { x: bytes(k, "x")? },
-                _ => return None,
-            };
-            Some(Jwk { kid: text(k, "kid"), alg: text(k, "alg"), key })
-        })
+        .filter_map(|k| serde_json::from_value::<jsonwebtoken::jwk::Jwk>(k.clone()).ok())
+        .filter_map(Jwk::usable)
         .collect();
     Some(parsed)
+}
+
+/// The token's header as JSON. Read before `jsonwebtoken` decodes the token because its reading
+/// cannot name an `alg` it does not know (`none`), and the refusal names it.
+fn protected_header(token: &str) -> Result<serde_json::Map<String, Value>, TokenError> {
+    let mut parts = token.split('.');
+    let (Some(header), Some(_), Some(_), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err(TokenError::Malformed);
+    };
+    let bytes = URL_SAFE_NO_PAD.decode(header).map_err(|_| TokenError::Malformed)?;
+    serde_json::from_slice(&bytes).map_err(|_| TokenError::Malformed)
+}
+
+/// The refusal for what `jsonwebtoken` found wrong.
+fn refusal(kind: &ErrorKind) -> TokenError {
+    match kind {
+        ErrorKind::InvalidSignature
+        | ErrorKind::InvalidEcdsaKey
+        | ErrorKind::InvalidEddsaKey
+        | ErrorKind::InvalidRsaKey(_)
+        | ErrorKind::InvalidKeyFormat => TokenError::Signature,
+        ErrorKind::InvalidIssuer => TokenError::Issuer,
+        ErrorKind::MissingRequiredClaim(claim) | ErrorKind::InvalidClaimFormat(claim)
+            if claim == "iss" =>
+        {
+            TokenError::Issuer
+        }
+        ErrorKind::InvalidAudience => TokenError::Audience,
+        ErrorKind::InvalidClaimFormat(claim) if claim == "aud" => TokenError::Audience,
+        _ => TokenError::Malformed,
+    }
 }
 
 /// The resource server: settings, the cached keys and the client that fetches them.
@@ -270,16 +322,8 @@ impl OAuth {
     /// Checks `token` at `now` (Unix seconds) and returns the principal it stands for, with the
     /// privileges its scopes (and privileges claim) grant.
     pub async fn verify(&self, token: &str, now: i64) -> Result<Principal, TokenError> {
-        let mut parts = token.split('.');
-        let (Some(header), Some(claims), Some(sig), None) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
-        else {
-            return Err(TokenError::Malformed);
-        };
-        let decode = |part: &str| URL_SAFE_NO_PAD.decode(part).map_err(|_| TokenError::Malformed);
-        let header_json: Value =
-            serde_json::from_slice(&decode(header)?).map_err(|_| TokenError::Malformed)?;
-        let alg_name = header_json.get("alg").and_then(Value::as_str).unwrap_or("none");
+        let header = protected_header(token)?;
+        let alg_name = header.get("alg").and_then(Value::as_str).unwrap_or("none");
         let alg = Algorithm::parse(alg_name)
             .filter(|a| self.settings.algorithms.contains(a))
             .ok_or_else(|| {
@@ -288,46 +332,52 @@ impl OAuth {
                     alg_name.chars().filter(char::is_ascii_graphic).take(32).collect(),
                 )
             })?;
-        let kid = header_json.get("kid").and_then(Value::as_str);
-        let signature = decode(sig)?;
-        let message = &token[..header.len() + 1 + claims.len()];
-        self.check_signature(alg, kid, message.as_bytes(), &signature).await?;
-        let claims: Value =
-            serde_json::from_slice(&decode(claims)?).map_err(|_| TokenError::Malformed)?;
-        self.grant(&claims, now)
+        // RFC 7515 §4.1.11: a recipient must refuse a `crit` it does not understand; toolwire
+        // implements no JWS extension, so any `crit` is refused.
+        if header.contains_key("crit") {
+            return Err(TokenError::Critical);
+        }
+        let kid = header.get("kid").and_then(Value::as_str);
+        let key = self.key_for(alg, kid).await?;
+        let decoded = jsonwebtoken::decode::<Value>(token, &key.key, &self.validation(alg))
+            .map_err(|e| refusal(e.kind()))?;
+        self.grant(&decoded.claims, now)
     }
 
-    async fn check_signature(
-        &self,
-        alg: Algorithm,
-        kid: Option<&str>,
-        message: &[u8],
-        sig: &[u8],
-    ) -> Result<(), TokenError> {
-        let found = self.find(alg, kid).await;
-        let key = match found {
-            Some(key) => key,
-            None => {
-                let mut fetched = self.fetched.lock().await;
-                // Another caller may have fetched while this one waited.
-                match self.find(alg, kid).await {
-                    Some(key) => key,
-                    None => {
-                        let due =
-                            fetched.is_none_or(|at| at.elapsed() >= self.settings.refresh_interval);
-                        if !due {
-                            return Err(TokenError::UnknownKey);
-                        }
-                        if let Err(error) = self.fetch_into(&mut fetched).await {
-                            tracing::error!(%error, "could not fetch the issuer's keys");
-                            return Err(TokenError::Keys);
-                        }
-                        self.find(alg, kid).await.ok_or(TokenError::UnknownKey)?
-                    }
-                }
-            }
-        };
-        if key.verify(message, sig) { Ok(()) } else { Err(TokenError::Signature) }
+    /// What `jsonwebtoken` checks beside the signature: the algorithm, `iss` and `aud`. Not the
+    /// times: [`OAuth::grant`] checks them against the caller's clock.
+    fn validation(&self, alg: Algorithm) -> Validation {
+        let mut validation = Validation::new(alg.jose());
+        validation.validate_exp = false;
+        validation.validate_nbf = false;
+        // `aud` is required too, but that is checked in `grant`: the required claims are an
+        // unordered set, and a token lacking both is then refused for its issuer every time.
+        validation.required_spec_claims = HashSet::from(["iss".to_owned()]);
+        validation.set_issuer(&[&self.settings.issuer]);
+        validation.set_audience(&[&self.settings.audience]);
+        validation
+    }
+
+    /// The key that verifies a token signed with `alg` by `kid`, fetching the keys again when
+    /// none fits and a refresh is due.
+    async fn key_for(&self, alg: Algorithm, kid: Option<&str>) -> Result<Jwk, TokenError> {
+        if let Some(key) = self.find(alg, kid).await {
+            return Ok(key);
+        }
+        let mut fetched = self.fetched.lock().await;
+        // Another caller may have fetched while this one waited.
+        if let Some(key) = self.find(alg, kid).await {
+            return Ok(key);
+        }
+        let due = fetched.is_none_or(|at| at.elapsed() >= self.settings.refresh_interval);
+        if !due {
+            return Err(TokenError::UnknownKey);
+        }
+        if let Err(error) = self.fetch_into(&mut fetched).await {
+            tracing::error!(%error, "could not fetch the issuer's keys");
+            return Err(TokenError::Keys);
+        }
+        self.find(alg, kid).await.ok_or(TokenError::UnknownKey)
     }
 
     /// The key for `kid` (or the only key for `alg` when the token names none).
@@ -343,17 +393,12 @@ impl OAuth {
         }
     }
 
+    /// The principal for claims whose signature, `iss` and `aud` `jsonwebtoken` checked, once
+    /// `aud` is known to be there and the times hold at `now`.
     fn grant(&self, claims: &Value, now: i64) -> Result<Principal, TokenError> {
         let s = &self.settings;
-        if claims.get("iss").and_then(Value::as_str) != Some(&s.issuer) {
-            return Err(TokenError::Issuer);
-        }
-        let audience_ok = match claims.get("aud") {
-            Some(Value::String(aud)) => aud == &s.audience,
-            Some(Value::Array(auds)) => auds.iter().any(|a| a.as_str() == Some(&s.audience)),
-            _ => false,
-        };
-        if !audience_ok {
+        // `jsonwebtoken` checks `aud` only when the token has one.
+        if !matches!(claims.get("aud"), Some(Value::String(_) | Value::Array(_))) {
             return Err(TokenError::Audience);
         }
         let leeway = i64::try_from(s.leeway.as_secs()).unwrap_or(i64::MAX);
@@ -583,5 +628,96 @@ mod tests {
         assert_eq!(oauth.scopes_for(&["admin".into()]), None);
         assert_eq!(split_url("https://a.test:8443/mcp/"), ("https://a.test:8443", "/mcp"));
         assert_eq!(split_url("http://a.test"), ("http://a.test", ""));
+    }
+
+    #[tokio::test]
+    async fn a_header_with_crit_is_refused() {
+        let (oauth, es, _) = server().await;
+        let headers = [
+            json!({"alg": "ES256", "kid": "k1", "crit": ["exp"], "exp": NOW + 300}),
+            // `jsonwebtoken` alone accepts this one (it implements `b64`); toolwire implements
+            // no extension.
+            json!({"alg": "ES256", "kid": "k1", "crit": ["b64"], "b64": true}),
+            json!({"alg": "ES256", "kid": "k1", "crit": []}),
+        ];
+        for header in headers {
+            let token = es256(&es, &header, &claims());
+            assert_eq!(
+                oauth.verify(&token, NOW).await.err(),
+                Some(TokenError::Critical),
+                "{header}"
+            );
+        }
+        assert_eq!(
+            TokenError::Critical.to_string(),
+            "the token's header has critical parameters (`crit`), which this server does not support"
+        );
+        // The same header without `crit` is served.
+        let plain = es256(&es, &json!({"alg": "ES256", "kid": "k1", "b64": true}), &claims());
+        assert!(oauth.verify(&plain, NOW).await.is_ok());
+    }
+
+    #[test]
+    fn rsa_keys_under_2048_bits_are_not_used() {
+        let modulus = |bytes: Vec<u8>| b64(&bytes);
+        let jwks = json!({"keys": [
+            {"kty": "RSA", "kid": "1024", "n": modulus(vec![0xff; 128]), "e": "AQAB"},
+            {"kty": "RSA", "kid": "2047", "n": modulus([vec![0], vec![0x7f; 256]].concat()), "e": "AQAB"},
+            {"kty": "RSA", "kid": "2048", "n": modulus(vec![0xc5; 256]), "e": "AQAB"},
+        ]});
+        let kids: Vec<Option<String>> =
+            parse_jwks(&jwks).unwrap_or_default().into_iter().map(|k| k.kid).collect();
+        assert_eq!(kids, [Some("2048".to_owned())]);
+    }
+
+    /// A 2048-bit RSA private key (PKCS #1 DER, base64) made for this test and used nowhere else.
+    const RSA_KEY: &str = concat!(
+        "MIIEowIBAAKCAQEA3ZQBPC1Uj5u6Qk1l+sHJLg4xcea2320XInq10NM+Xu4UzeAhGj9NbCwLLgMOxoFy/pYK2OGT",
+        "xVErD+qHuio4chpn+PPFTtICnkbnIekp3J6vb+W5iOl48D2RU1+JdF9vPkJL8bmetv/+SEg2cTs5dDaewDOMAGKn",
+        "Qbz+NOuQ497JNob9HyxyuAKtVf6hql0DhzWXDC0tBsELsN2R4h9t42cWAgjMqjoX7+p8hJD+owdB/TQe+7k3ocy8",
+        "WnWY9pawYOhcKeNwO+hEVtKEYCxuqSE16b+XSsBxUqP0TM5tEn4opRuW2yO1FAdBwvGmzKro0xpVwrWHJ8y2EyuT",
+        "jt1YswIDAQABAoIBAC5utQGMyEMd0Z7SRFQTZtqxW7gwLlNMs4PkrhQYKGJRRufLl3Q+HrXT1vXp6x87AkOKYrSH",
+        "NOWs+DaqIY4oCdMTaIVZZBf711OerRHEoCKc2Eu9Gq+vqUnCxSDxDMdntlKYJvz9Nl7H71vrUglRbV1GkubZBnYQ",
+        "NleGyMiDMsYlRjgXHnGH1EH7mKynhwzbN39w0HtVQNWLIFMRBs6va5AoY4kFfrVimRLFjC9h/lOHdPk9Mv2H+2nv",
+        "OX203VNDIpb/pyT9427BZtK57Kb/c5OnGQTtVj/+m0YSU6+n1Sx6Wwj5nSMOLJbZhAf4qpi5J0S5GfqOyuSHOSJL",
+        "jSGtdpECgYEA7zosA6YNNjBUQQnA6xSIiyxE7vq98OtdRJFrnabtYhUNfNAIwKctPr2sqHcGLTpGxzmL/vmXVCSi",
+        "TT5lGA28u1JI1efFZu4V9kEi5OtY6V8rBA+jXbnY+xSqRXxdX7WbmaYDo1of+p3G2Q3+urX+VFz/fstiJfvlFJK8",
+        "TufCsqMCgYEA7R0NzU+V9kleYwwkSwNIRJjImXN/gT+jFWZ1hqrd5eYnpcBbhWkl6VKgkXEzXKm6QOjg8kwiyM55",
+        "J4pfY8gGsCGV202XCJfMs7qwBD9MSDYRqIuUjj5uhFmDzfaBWON4HuxdyTIyTvO84i2fyLrAv8jHMh/wOz3HaFvW",
+        "/E30MrECgYBgs+cu4mTcztSAJe0yGe7IM3D6GanGRZ5CJXaXF+9FgrUdCws+tVV40zuELfj1N2V9CyooO8SMYvKo",
+        "vtwmyQbNwglnTnVhkkSWcuYkG26ph6rfzWKAdKvdcxERXaBxG/x2M8GsurXKnRTQkPOzjfXtLFqrapOWPyjvFBHC",
+        "47S0eQKBgFsXM0sxjOHd08XnTzYGH8hCjaXt6gjkQqmg//tpPu/oGEkj+cTp3Seil47oVxv9FFGFZY2P1DkioQag",
+        "sP6rRG57qI9kYmZpsrlFOgOXsZ14MBZ48OwobdqobOs+DPjyAh6XHXyCrTMJjgGyF1VM8Wl8H5JRFMAdfrLHvXKW",
+        "G/8xAoGBAMk3hbdU+j01z8wLxaiZuseL41KPcofFjMGT0eLkZdr2c4/3M0lvH9PglY/4eTZ4FvK3JTmgKh5VE5G9",
+        "4mRzRqEfaVE9xGxTCXV3Q5Ufkdl5xBohPY2uKrc2hIxVeRT574e+9EKGSepkMH4GeOm/G2jdWKSisDv9lIJqCp91",
+        "pUdD",
+    );
+
+    #[tokio::test]
+    async fn rs256_tokens_verify_with_the_issuers_rsa_key() {
+        let der = base64::engine::general_purpose::STANDARD
+            .decode(RSA_KEY)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let key = jsonwebtoken::EncodingKey::from_rsa_der(&der);
+        let public =
+            jsonwebtoken::jwk::Jwk::from_encoding_key(&key, jsonwebtoken::Algorithm::RS256)
+                .unwrap_or_else(|e| panic!("{e}"));
+        let mut jwk = serde_json::to_value(public).unwrap_or_else(|e| panic!("{e}"));
+        jwk["kid"] = json!("r1");
+        let oauth = OAuth::new(settings());
+        *oauth.keys.write().await = parse_jwks(&json!({"keys": [jwk]})).unwrap_or_default();
+        *oauth.fetched.lock().await = Some(Instant::now());
+        let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::RS256);
+        header.kid = Some("r1".into());
+        let token =
+            jsonwebtoken::encode(&header, &claims(), &key).unwrap_or_else(|e| panic!("{e}"));
+        let principal = oauth.verify(&token, NOW).await.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(principal.name(), "ann");
+        // One bit of the signature flipped.
+        let (signed, sig) = token.rsplit_once('.').unwrap_or_default();
+        let mut sig = URL_SAFE_NO_PAD.decode(sig).unwrap_or_else(|e| panic!("{e}"));
+        sig[0] ^= 1;
+        let forged = format!("{signed}.{}", b64(&sig));
+        assert_eq!(oauth.verify(&forged, NOW).await.err(), Some(TokenError::Signature));
     }
 }

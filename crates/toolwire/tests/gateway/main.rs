@@ -7,6 +7,7 @@ mod gateway;
 
 mod annotations;
 mod apps;
+mod config_docs;
 mod deep;
 mod hardening;
 mod hosts;

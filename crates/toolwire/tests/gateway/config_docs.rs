@@ -4,7 +4,7 @@
 //! (from the repository, through `CARGO_MANIFEST_DIR`): no crate includes a file outside its own
 //! directory when it is built, so every crate still packages.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 
 use std::path::Path;
 use std::process::Command;

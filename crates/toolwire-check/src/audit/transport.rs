@@ -494,7 +494,7 @@ impl StdioProcess {
         loop {
             line.clear();
             // One byte more than is left, to tell a line that reaches the limit from a longer one.
-            let room = (limits.bytes - read + 1) as u64;
+            let room = limits.bytes.saturating_sub(read).saturating_add(1) as u64;
             match (&mut self.stdout).take(room).read_line(&mut line).await {
                 Ok(0) | Err(_) => return Err(self.closed()),
                 Ok(length) => read += length,
@@ -548,6 +548,59 @@ mod tests {
             refusal_of(&json!({"jsonrpc": "2.0", "method": "notifications/progress"})),
             None
         );
+    }
+
+    /// A shell running `script`, its stdin kept open while it runs.
+    fn shell(script: &str) -> Endpoint {
+        Endpoint::Command {
+            program: "sh".to_owned(),
+            args: vec!["-c".to_owned(), script.to_owned()],
+        }
+    }
+
+    async fn stdio_error(script: &str, limits: ReadLimits) -> String {
+        let mut channel = Channel::open(&shell(script), Duration::from_secs(10))
+            .expect("sh starts")
+            .with_limits(limits);
+        let answer = channel.request("tools/list", json!({}), &[]).await;
+        answer.expect_err("the answer is past the limit").to_string()
+    }
+
+    #[tokio::test]
+    async fn a_stdout_line_past_the_byte_limit_is_refused_naming_the_command() {
+        let limits = ReadLimits { bytes: 1024, messages: 10 };
+        let script = "head -c 1025 /dev/zero | tr '\\0' x; echo; sleep 5";
+        assert_eq!(
+            stdio_error(script, limits).await,
+            format!(
+                "the answer from sh -c {script} is longer than 1024 bytes, the most read of one answer"
+            )
+        );
+    }
+
+    #[tokio::test]
+    async fn stdout_lines_past_the_message_limit_are_refused_naming_the_command() {
+        let limits = ReadLimits { bytes: 1024, messages: 10 };
+        let script = "yes '{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}'";
+        assert_eq!(
+            stdio_error(script, limits).await,
+            format!(
+                "the answer from sh -c {script} holds more than 10 messages, the most read of one answer"
+            )
+        );
+    }
+
+    #[tokio::test]
+    async fn a_stdio_answer_at_the_limits_is_read() {
+        let response = r#"{"jsonrpc":"2.0","id":1,"result":{"n":1.50}}"#;
+        let notification = r#"{"jsonrpc":"2.0","method":"notifications/progress"}"#;
+        let script = format!("echo '{notification}'; echo '{response}'; sleep 5");
+        let limits = ReadLimits { bytes: notification.len() + response.len() + 2, messages: 2 };
+        let mut channel = Channel::open(&shell(&script), Duration::from_secs(10))
+            .expect("sh starts")
+            .with_limits(limits);
+        let answer = channel.request("tools/list", json!({}), &[]).await.expect("an answer");
+        assert_eq!(answer.message.to_string(), response);
     }
 
     #[test]

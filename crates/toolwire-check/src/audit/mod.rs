@@ -1,7 +1,8 @@
 //! `toolwire check`: audit any MCP server as a client, at every revision it offers and for every
 //! host profile (DESIGN §13).
 //!
-//! One piece per concern: [`transport`] (the raw JSON-RPC channel over HTTP or stdio),
+//! One piece per concern: [`transport`] (the raw JSON-RPC channel over HTTP or stdio, with
+//! `sse` reading the event streams of HTTP answers),
 //! [`client`] (handshake, listing, calls per revision), [`definitions`] (tool definitions),
 //! [`cases`] (which calls to make), [`results`] (what each result is checked against) and
 //! [`report`] (the table and the JSON form). The checks themselves are the core's: the official
@@ -13,6 +14,7 @@ pub mod client;
 pub mod definitions;
 pub mod report;
 pub mod results;
+mod sse;
 pub mod transport;
 
 use std::collections::BTreeSet;

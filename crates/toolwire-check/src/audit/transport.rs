@@ -3,7 +3,8 @@
 //!
 //! The channel hands back every message exactly as the server sent it (parsed with key order and
 //! numbers kept). A typed MCP client would deserialize results into its own types and drop or
-//! default what it does not know, which is exactly what an audit must see.
+//! default what it does not know, which is exactly what an audit must see. Every answer is read
+//! under [`ReadLimits`], so a hostile server cannot make the audit hold more than they allow.
 
 use std::collections::VecDeque;
 use std::process::Stdio;
@@ -13,6 +14,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+use super::sse::EventStream;
 
 /// Where the server is.
 #[derive(Debug, Clone)]
@@ -84,6 +87,22 @@ pub enum TransportError {
         /// The last lines it wrote to standard error.
         stderr: String,
     },
+    /// An answer longer than [`ReadLimits::bytes`].
+    #[error("the answer from {from} is longer than {limit} bytes, the most read of one answer")]
+    TooLong {
+        /// The endpoint, as [`Endpoint::describe`] shows it.
+        from: String,
+        /// The limit passed.
+        limit: usize,
+    },
+    /// An answer of more than [`ReadLimits::messages`] messages.
+    #[error("the answer from {from} holds more than {limit} messages, the most read of one answer")]
+    TooManyMessages {
+        /// The endpoint, as [`Endpoint::describe`] shows it.
+        from: String,
+        /// The limit passed.
+        limit: usize,
+    },
     /// No answer within the timeout.
     #[error("no answer to `{method}` within {seconds} s")]
     Timeout {
@@ -106,12 +125,39 @@ fn tail(stderr: &str) -> String {
 const STDERR_TAIL: usize = 2048;
 /// The most of a non-JSON-RPC HTTP body quoted in an error.
 const BODY_QUOTE: usize = 300;
+/// The bytes of an event stream kept for that quote: enough for [`BODY_QUOTE`] characters.
+const QUOTE_BYTES: usize = 4 * BODY_QUOTE;
+
+/// The most the channel reads of one answer: everything from sending a request to its response
+/// (the HTTP body, or the stdout lines on stdio), whatever came before the response included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadLimits {
+    /// Bytes of one answer; they also bound one SSE event or stdout line.
+    pub bytes: usize,
+    /// Messages in one answer: SSE events with data, or stdout lines.
+    pub messages: usize,
+}
+
+impl ReadLimits {
+    /// The limits of `toolwire check`: far above any tool result a host would take, far below
+    /// what would strain the machine running the audit.
+    pub const DEFAULT: Self = Self { bytes: 16 << 20, messages: 10_000 };
+}
+
+impl Default for ReadLimits {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
 
 /// One connection: an HTTP session (its `Mcp-Session-Id` once the server gives one) or one child
 /// process.
 pub struct Channel {
     inner: Inner,
     timeout: Duration,
+    limits: ReadLimits,
+    /// The endpoint as errors name it.
+    from: String,
     next_id: u64,
     /// Lines on the child's stdout that were not JSON-RPC messages (stdio allows nothing else).
     pub stray_lines: Vec<String>,
@@ -175,7 +221,20 @@ impl Channel {
             }
             Endpoint::Command { program, args } => Inner::Stdio(Box::new(spawn(program, args)?)),
         };
-        Ok(Self { inner, timeout, next_id: 1, stray_lines: Vec::new() })
+        Ok(Self {
+            inner,
+            timeout,
+            limits: ReadLimits::DEFAULT,
+            from: endpoint.describe(),
+            next_id: 1,
+            stray_lines: Vec::new(),
+        })
+    }
+
+    /// The channel reading every answer under `limits` instead of [`ReadLimits::DEFAULT`].
+    #[must_use]
+    pub fn with_limits(self, limits: ReadLimits) -> Self {
+        Self { limits, ..self }
     }
 
     /// Sends the request `method` with `params` and returns the server's answer to it.
@@ -189,15 +248,16 @@ impl Channel {
         let id = self.next_id;
         self.next_id += 1;
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let timeout = self.timeout;
+        let (timeout, limits) = (self.timeout, self.limits);
         let exchange = async {
             match &mut self.inner {
                 Inner::Http { client, url, headers: fixed, session } => {
-                    http_exchange(client, url, fixed, headers, session, &message, Some(id)).await
+                    let post = Post { client, url, fixed, headers };
+                    http_exchange(&post, session, &message, Some((id, limits))).await
                 }
                 Inner::Stdio(process) => {
                     process.send(&message).await?;
-                    process.answer(id, &mut self.stray_lines).await
+                    process.answer(id, limits, &self.from, &mut self.stray_lines).await
                 }
             }
         };
@@ -219,7 +279,8 @@ impl Channel {
         let message = json!({"jsonrpc": "2.0", "method": method});
         match &mut self.inner {
             Inner::Http { client, url, headers: fixed, session } => {
-                http_exchange(client, url, fixed, headers, session, &message, None).await.map(drop)
+                let post = Post { client, url, fixed, headers };
+                http_exchange(&post, session, &message, None).await.map(drop)
             }
             Inner::Stdio(process) => process.send(&message).await,
         }
@@ -244,27 +305,54 @@ impl Channel {
     }
 }
 
-/// POSTs `message`; for a request (`id` given) reads the answer, from a JSON body or the SSE
-/// stream, until the response with that id arrives.
+/// Where and how the channel POSTs.
+struct Post<'a> {
+    client: &'a reqwest::Client,
+    url: &'a str,
+    /// The headers of every request (`--token`, `--header`).
+    fixed: &'a [(String, String)],
+    /// The headers of this request's revision.
+    headers: &'a [(String, String)],
+}
+
+impl Post<'_> {
+    /// A POST of `message` with the fixed headers, the revision's headers and the session.
+    fn of(&self, session: Option<&str>, message: &Value) -> reqwest::RequestBuilder {
+        let mut request = self
+            .client
+            .post(self.url)
+            .header("Content-Type", "application/json")
+            .body(message.to_string());
+        for (name, value) in self.fixed.iter().chain(self.headers) {
+            request = request.header(name, value);
+        }
+        if let Some(session) = session {
+            request = request.header("Mcp-Session-Id", session);
+        }
+        request
+    }
+}
+
+/// POSTs `message`; for a request (its id and the limits of the answer given) reads the answer,
+/// from a JSON body or the SSE stream, until the response with that id arrives.
 async fn http_exchange(
-    client: &reqwest::Client,
-    url: &str,
-    fixed: &[(String, String)],
-    headers: &[(String, String)],
+    post: &Post<'_>,
     session: &mut Option<String>,
     message: &Value,
-    id: Option<u64>,
+    request: Option<(u64, ReadLimits)>,
 ) -> Result<Option<Value>, TransportError> {
+    let url = post.url;
     let failed =
         |err: reqwest::Error| TransportError::Http { url: url.to_owned(), reason: err.to_string() };
-    let request = post(client, url, fixed, headers, session.as_deref(), message)
+    let sent = post
+        .of(session.as_deref(), message)
         .header("Accept", "application/json, text/event-stream");
-    let mut response = request.send().await.map_err(failed)?;
+    let mut response = sent.send().await.map_err(failed)?;
     if let Some(value) = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()) {
         *session = Some(value.to_owned());
     }
     let status = response.status().as_u16();
-    let Some(id) = id else {
+    let Some((id, limits)) = request else {
         return Ok(None);
     };
     let event_stream = response
@@ -272,80 +360,59 @@ async fn http_exchange(
         .get("content-type")
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("text/event-stream"));
+    // The whole JSON body, or the start of an event stream (for the error quote).
     let mut body = Vec::new();
-    let mut seen = 0;
+    let mut events = EventStream::default();
+    let (mut read, mut messages) = (0, 0);
     let broke = |err: reqwest::Error| TransportError::Http {
         url: url.to_owned(),
         reason: format!("the answer broke off: {err}"),
     };
     while let Some(chunk) = response.chunk().await.map_err(broke)? {
-        body.extend_from_slice(&chunk);
+        read += chunk.len();
+        if read > limits.bytes {
+            return Err(TransportError::TooLong { from: url.to_owned(), limit: limits.bytes });
+        }
         if !event_stream {
+            body.extend_from_slice(&chunk);
             continue;
         }
-        let messages = sse_messages(&body);
-        for message in messages.iter().skip(seen) {
-            if is_response_to(message, id) {
-                return Ok(Some(message.clone()));
+        let room = QUOTE_BYTES.saturating_sub(body.len()).min(chunk.len());
+        body.extend_from_slice(&chunk[..room]);
+        for data in events.feed(&chunk) {
+            messages += 1;
+            if messages > limits.messages {
+                return Err(TransportError::TooManyMessages {
+                    from: url.to_owned(),
+                    limit: limits.messages,
+                });
+            }
+            let Ok(message) = serde_json::from_str::<Value>(&String::from_utf8_lossy(&data)) else {
+                continue;
+            };
+            if is_response_to(&message, id) {
+                return Ok(Some(message));
             }
             // A server waiting on an answer from the client (elicitation, sampling, roots)
             // would hold the call until the timeout.
-            if let Some(refusal) = refusal_of(message) {
-                let post = post(client, url, fixed, headers, session.as_deref(), &refusal);
+            if let Some(refusal) = refusal_of(&message) {
+                let refused = post.of(session.as_deref(), &refusal);
                 tokio::spawn(async move {
-                    let _ = post.send().await;
+                    let _ = refused.send().await;
                 });
             }
         }
-        seen = messages.len();
     }
     let text = String::from_utf8_lossy(&body);
-    let found = if event_stream {
-        sse_messages(&body).into_iter().find(|message| is_response_to(message, id))
-    } else {
-        serde_json::from_str::<Value>(&text).ok().filter(|v| v.get("jsonrpc").is_some())
-    };
+    // Every complete event was read above; an unfinished one at the end is no event.
+    let found = (!event_stream)
+        .then(|| serde_json::from_str::<Value>(&text).ok())
+        .flatten()
+        .filter(|v| v.get("jsonrpc").is_some());
     found.map(Some).ok_or_else(|| TransportError::Status {
         status,
         body: text.chars().take(BODY_QUOTE).collect::<String>(),
     })
-}
-
-/// A POST of `message` with the fixed headers, the revision's headers and the session.
-fn post(
-    client: &reqwest::Client,
-    url: &str,
-    fixed: &[(String, String)],
-    headers: &[(String, String)],
-    session: Option<&str>,
-    message: &Value,
-) -> reqwest::RequestBuilder {
-    let mut request =
-        client.post(url).header("Content-Type", "application/json").body(message.to_string());
-    for (name, value) in fixed.iter().chain(headers) {
-        request = request.header(name, value);
-    }
-    if let Some(session) = session {
-        request = request.header("Mcp-Session-Id", session);
-    }
-    request
-}
-
-/// The JSON-RPC messages of the complete `data:` events of an SSE body so far.
-fn sse_messages(body: &[u8]) -> Vec<Value> {
-    let text = String::from_utf8_lossy(body);
-    let complete = &text[..text.rfind("\n\n").map_or(0, |at| at + 2)];
-    complete
-        .split("\n\n")
-        .filter_map(|event| {
-            let data: Vec<&str> = event
-                .lines()
-                .filter_map(|line| line.strip_prefix("data:"))
-                .map(|data| data.strip_prefix(' ').unwrap_or(data))
-                .collect();
-            serde_json::from_str::<Value>(&data.join("\n")).ok()
-        })
-        .collect()
 }
 
 /// The answer to a request from the server: this client offers no features.
@@ -412,19 +479,35 @@ impl StdioProcess {
         Ok(())
     }
 
-    /// Reads stdout until the response to `id`; answers requests from the server (this client
-    /// offers no capabilities) and skips notifications.
+    /// Reads stdout until the response to `id`, within `limits`; answers requests from the
+    /// server (this client offers no capabilities) and skips notifications. `from` names the
+    /// command in errors.
     async fn answer(
         &mut self,
         id: u64,
+        limits: ReadLimits,
+        from: &str,
         stray: &mut Vec<String>,
     ) -> Result<Option<Value>, TransportError> {
         let mut line = String::new();
+        let (mut read, mut messages) = (0, 0);
         loop {
             line.clear();
-            match self.stdout.read_line(&mut line).await {
+            // One byte more than is left, to tell a line that reaches the limit from a longer one.
+            let room = limits.bytes.saturating_sub(read).saturating_add(1) as u64;
+            match (&mut self.stdout).take(room).read_line(&mut line).await {
                 Ok(0) | Err(_) => return Err(self.closed()),
-                Ok(_) => {}
+                Ok(length) => read += length,
+            }
+            if read > limits.bytes {
+                return Err(TransportError::TooLong { from: from.to_owned(), limit: limits.bytes });
+            }
+            messages += 1;
+            if messages > limits.messages {
+                return Err(TransportError::TooManyMessages {
+                    from: from.to_owned(),
+                    limit: limits.messages,
+                });
             }
             let text = line.trim_end_matches(['\r', '\n']);
             let message = match serde_json::from_str::<Value>(text) {
@@ -449,21 +532,75 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sse_messages_are_read_once_their_event_is_complete() {
-        let body = b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"elicitation/create\"}\n\nid: 7\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}";
-        let messages = sse_messages(body);
-        assert_eq!(messages.len(), 1);
+    fn requests_from_the_server_are_refused_and_only_a_response_answers() {
+        let elicitation = json!({"jsonrpc": "2.0", "id": 9, "method": "elicitation/create"});
         assert_eq!(
-            refusal_of(&messages[0]),
+            refusal_of(&elicitation),
             Some(json!({"jsonrpc": "2.0", "id": 9,
                 "error": {"code": -32601, "message": "toolwire check offers no client features"}}))
         );
-        let mut complete = body.to_vec();
-        complete.extend_from_slice(b"\n\n");
-        let messages = sse_messages(&complete);
-        assert!(is_response_to(&messages[1], 3));
-        assert!(!is_response_to(&messages[1], 4));
-        assert_eq!(refusal_of(&messages[1]), None);
+        assert!(!is_response_to(&elicitation, 9));
+        let response = json!({"jsonrpc": "2.0", "id": 3, "result": {}});
+        assert!(is_response_to(&response, 3));
+        assert!(!is_response_to(&response, 4));
+        assert_eq!(refusal_of(&response), None);
+        assert_eq!(
+            refusal_of(&json!({"jsonrpc": "2.0", "method": "notifications/progress"})),
+            None
+        );
+    }
+
+    /// A shell running `script`, its stdin kept open while it runs.
+    fn shell(script: &str) -> Endpoint {
+        Endpoint::Command {
+            program: "sh".to_owned(),
+            args: vec!["-c".to_owned(), script.to_owned()],
+        }
+    }
+
+    async fn stdio_error(script: &str, limits: ReadLimits) -> String {
+        let mut channel = Channel::open(&shell(script), Duration::from_secs(10))
+            .expect("sh starts")
+            .with_limits(limits);
+        let answer = channel.request("tools/list", json!({}), &[]).await;
+        answer.expect_err("the answer is past the limit").to_string()
+    }
+
+    #[tokio::test]
+    async fn a_stdout_line_past_the_byte_limit_is_refused_naming_the_command() {
+        let limits = ReadLimits { bytes: 1024, messages: 10 };
+        let script = "head -c 1025 /dev/zero | tr '\\0' x; echo; sleep 5";
+        assert_eq!(
+            stdio_error(script, limits).await,
+            format!(
+                "the answer from sh -c {script} is longer than 1024 bytes, the most read of one answer"
+            )
+        );
+    }
+
+    #[tokio::test]
+    async fn stdout_lines_past_the_message_limit_are_refused_naming_the_command() {
+        let limits = ReadLimits { bytes: 1024, messages: 10 };
+        let script = "yes '{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}'";
+        assert_eq!(
+            stdio_error(script, limits).await,
+            format!(
+                "the answer from sh -c {script} holds more than 10 messages, the most read of one answer"
+            )
+        );
+    }
+
+    #[tokio::test]
+    async fn a_stdio_answer_at_the_limits_is_read() {
+        let response = r#"{"jsonrpc":"2.0","id":1,"result":{"n":1.50}}"#;
+        let notification = r#"{"jsonrpc":"2.0","method":"notifications/progress"}"#;
+        let script = format!("echo '{notification}'; echo '{response}'; sleep 5");
+        let limits = ReadLimits { bytes: notification.len() + response.len() + 2, messages: 2 };
+        let mut channel = Channel::open(&shell(&script), Duration::from_secs(10))
+            .expect("sh starts")
+            .with_limits(limits);
+        let answer = channel.request("tools/list", json!({}), &[]).await.expect("an answer");
+        assert_eq!(answer.message.to_string(), response);
     }
 
     #[test]

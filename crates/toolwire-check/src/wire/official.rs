@@ -1,4 +1,4 @@
-//! The official schemas, embedded from the repository's `spec/` directory and compiled once.
+//! The official schemas, embedded from this crate's `spec/` directory and compiled once.
 //!
 //! MCP: the revision's `CallToolResult` definition; a root that references it is built around
 //! the schema's own `definitions` (draft-07) or `$defs` (2020-12) so every `$ref` resolves inside

@@ -307,7 +307,7 @@ pub struct AppTool {
     /// The answer cap.
     pub response_cap: u64,
     /// CA certificates trusted instead of the system roots.
-    pub ca_certs: Option<Vec<reqwest::Certificate>>,
+    pub ca_certs: Option<Vec<rustls::pki_types::CertificateDer<'static>>>,
     /// The proxy, when one is configured.
     pub proxy: Option<String>,
 }
@@ -529,9 +529,13 @@ fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
 }
 
 /// A PEM file of CA certificates: its bytes and its certificates, at least one.
-fn read_ca(path: &Path) -> Result<(Vec<u8>, Vec<reqwest::Certificate>), String> {
+fn read_ca(
+    path: &Path,
+) -> Result<(Vec<u8>, Vec<rustls::pki_types::CertificateDer<'static>>), String> {
+    use rustls::pki_types::pem::PemObject as _;
     let pem = read_bounded(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let certs = reqwest::Certificate::from_pem_bundle(&pem)
+    let certs = rustls::pki_types::CertificateDer::pem_slice_iter(&pem)
+        .collect::<Result<Vec<_>, _>>()
         .map_err(|e| format!("{} is not a PEM certificate file: {e}", path.display()))?;
     if certs.is_empty() {
         return Err(format!("{} holds no PEM certificate", path.display()));
@@ -1458,7 +1462,9 @@ mod tests {
         assert!(s.allowed_hosts.contains(&"tools.acme.internal".to_owned()));
         assert_eq!(s.prefix, "com.acme");
         let mut registry = toolwire_mcp::Registry::new();
-        if let Err(e) = super::super::app_tools::register(&mut registry, &s.tools) {
+        let (work, metrics) = (toolwire_mcp::work::Work::default(), Default::default());
+        if let Err(e) = super::super::app_tools::register(&mut registry, &s.tools, &work, &metrics)
+        {
             panic!("{e}");
         }
         assert_eq!(registry.names().collect::<Vec<_>>(), ["orders_find", "orders_cancel"]);

@@ -334,9 +334,10 @@ impl Endpoint {
         // Parsing costs about the answer's size: a large one leaves the async workers.
         let large = text.len() >= toolwire_mcp::work::LARGE;
         let name = tool.name.clone();
-        let parsed = self.work.placed(large, move || parse_answer(&bytes)).await.map_err(|e| {
-            unavailable(&name, &format!("its answer could not be parsed ({e})"), FIX_THE_APP)
-        })?;
+        let parsed =
+            Work::placed(&self.work, large, move || parse_answer(&bytes)).await.map_err(|e| {
+                unavailable(&name, &format!("its answer could not be parsed ({e})"), FIX_THE_APP)
+            })?;
         parsed.map_err(|e| match e {
             AnswerError::NotJson(e) => unavailable(
                 &tool.name,

@@ -26,6 +26,7 @@ use toolwire_core::{RenderContext, Rendered, Shape, Target, Timestamp, ToolOutpu
 
 use crate::registry::{Registry, ToolSpecError};
 use crate::server::{self, Gateway, GatewayConfig, McpServer};
+use crate::work::Work;
 
 /// The output schema of a Rust type, as toolwire derives it (draft 2020-12, its serialize
 /// contract), for `#[tool(output_schema = toolwire_mcp::adapter::output_schema::<T>())]`.
@@ -125,25 +126,23 @@ impl Renderer {
         let name = tool.to_owned();
         let large = crate::work::is_large(&result);
         // A large result renders on the blocking pool (DESIGN §12), as the gateway's do.
-        let rendered = config
-            .work
-            .placed(large, move || {
-                let config = gateway.config();
-                let now = Timestamp::from_datetime(chrono::Utc::now());
-                let cx = RenderContext::new(&name, now)
-                    .output(&declared.output)
-                    .input_schema(&declared.input_schema)
-                    .host(&host);
-                // Asking for input needs the rounds of the registry: here it is the failure.
-                let result = match result.is_input_required() {
-                    true => result.down_levelled().into_owned(),
-                    false => result,
-                };
-                config.mapper.render_owned(result, Target::Mcp(revision), config.phase, &cx)
-            })
-            .await
-            .map_err(|e| internal(&e.to_string()))?
-            .map_err(|e| internal(&e.to_string()))?;
+        let rendered = Work::placed(&config.work, large, move || {
+            let config = gateway.config();
+            let now = Timestamp::from_datetime(chrono::Utc::now());
+            let cx = RenderContext::new(&name, now)
+                .output(&declared.output)
+                .input_schema(&declared.input_schema)
+                .host(&host);
+            // Asking for input needs the rounds of the registry: here it is the failure.
+            let result = match result.is_input_required() {
+                true => result.down_levelled().into_owned(),
+                false => result,
+            };
+            config.mapper.render_owned(result, Target::Mcp(revision), config.phase, &cx)
+        })
+        .await
+        .map_err(|e| internal(&e.to_string()))?
+        .map_err(|e| internal(&e.to_string()))?;
         let output = match rendered {
             Rendered::Complete(output) => output,
             Rendered::NeedsOffload(needs) => {

@@ -366,23 +366,12 @@ impl McpServer {
         let placed_tool = Arc::clone(tool);
         let host = host.clone();
         let large = crate::work::is_large(&result);
-        let rendered = self
-            .gateway
-            .config
-            .work
-            .placed(large, move || {
-                let audience = Audience { revision, host: &host };
-                render_now(
-                    &gateway,
-                    &placed_tool,
-                    result,
-                    audience,
-                    query,
-                    request_state.as_deref(),
-                )
-            })
-            .await
-            .map_err(|e| internal(&tool.spec.name, &e.to_string()))?;
+        let rendered = Work::placed(&self.gateway.config.work, large, move || {
+            let audience = Audience { revision, host: &host };
+            render_now(&gateway, &placed_tool, result, audience, query, request_state.as_deref())
+        })
+        .await
+        .map_err(|e| internal(&tool.spec.name, &e.to_string()))?;
         let rendered = rendered.map_err(|e| internal(&tool.spec.name, &e.to_string()))?;
         let output = match rendered {
             Rendered::Complete(output) => output,

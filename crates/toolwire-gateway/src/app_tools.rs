@@ -16,13 +16,19 @@ use std::time::Duration;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION};
 use serde_json::{Value, json};
 use toolwire_core::{ErrorCode, ToolError, ToolResult};
+use toolwire_mcp::work::{LargePlace, Work};
 use toolwire_mcp::{CallContext, DynTool, Registry, RegistryError, ToolFuture, ToolSpec};
 
 use super::config::AppTool;
+use super::metrics::Metrics;
 
 /// One app tool's HTTP side.
 struct Endpoint {
     tool: AppTool,
+    /// The gateway's work limits: a large answer waits for a place among its large calls.
+    work: Work,
+    /// The gateway's metrics, which count failed exchanges.
+    metrics: Arc<Metrics>,
     headers: HeaderMap,
     client: reqwest::Client,
     /// The endpoint as logged: its password, if any, replaced by `***`.
@@ -64,9 +70,14 @@ pub enum AppToolError {
     Registry(#[from] RegistryError),
 }
 
-/// Registers every app tool of the configuration.
-pub fn register(registry: &mut Registry, tools: &[AppTool]) -> Result<(), AppToolError> {
-    crate::tls::install_crypto_provider();
+/// Registers every app tool of the configuration, reading answers within `work` (the limits of
+/// the gateway's `GatewayConfig`) and counting failures in `metrics`.
+pub fn register(
+    registry: &mut Registry,
+    tools: &[AppTool],
+    work: &Work,
+    metrics: &Arc<Metrics>,
+) -> Result<(), AppToolError> {
     for tool in tools {
         let mut headers = HeaderMap::new();
         for (name, value) in &tool.headers {
@@ -103,7 +114,14 @@ pub fn register(registry: &mut Registry, tools: &[AppTool]) -> Result<(), AppToo
                 })?;
             spec = spec.annotations(typed);
         }
-        let endpoint = Arc::new(Endpoint { tool: tool.clone(), headers, client, shown });
+        let endpoint = Arc::new(Endpoint {
+            tool: tool.clone(),
+            work: work.clone(),
+            metrics: Arc::clone(metrics),
+            headers,
+            client,
+            shown,
+        });
         registry.register_dyn(spec, Arc::new(AppHandler(endpoint)))?;
     }
     Ok(())
@@ -121,10 +139,10 @@ fn client(tool: &AppTool) -> Result<reqwest::Client, AppToolError> {
             .proxy(reqwest::Proxy::all(proxy).map_err(|e| AppToolError::Client(e.to_string()))?),
         None => builder.no_proxy(),
     };
-    if let Some(certs) = &tool.ca_certs {
-        builder = builder.tls_certs_only(certs.iter().cloned());
-    }
-    builder.build().map_err(|e| AppToolError::Client(e.to_string()))
+    // The TLS configuration names its provider: no process-wide default is needed.
+    let tls = crate::tls::client_config(tool.ca_certs.as_deref())
+        .map_err(|e| AppToolError::Client(format!("TLS for tools `{}`: {e}", tool.name)))?;
+    builder.tls_backend_preconfigured(tls).build().map_err(|e| AppToolError::Client(e.to_string()))
 }
 
 struct AppHandler(Arc<Endpoint>);
@@ -201,11 +219,11 @@ impl Endpoint {
         match tokio::time::timeout(tool.timeout, self.exchange(arguments, &context)).await {
             Ok(Ok(result)) => result,
             Ok(Err(message)) => {
-                super::metrics::global().app_error(&tool.name, "unavailable");
+                self.metrics.app_error(&tool.name, "unavailable");
                 self.fail(message)
             }
             Err(_) => {
-                super::metrics::global().app_error(&tool.name, "timeout");
+                self.metrics.app_error(&tool.name, "timeout");
                 self.fail(unavailable(
                     &tool.name,
                     &format!("its app did not answer within {}", seconds(tool.timeout)),
@@ -317,7 +335,7 @@ impl Endpoint {
         let large = text.len() >= toolwire_mcp::work::LARGE;
         let name = tool.name.clone();
         let parsed =
-            toolwire_mcp::work::placed(large, move || parse_answer(&bytes)).await.map_err(|e| {
+            Work::placed(&self.work, large, move || parse_answer(&bytes)).await.map_err(|e| {
                 unavailable(&name, &format!("its answer could not be parsed ({e})"), FIX_THE_APP)
             })?;
         parsed.map_err(|e| match e {
@@ -334,9 +352,9 @@ impl Endpoint {
         })
     }
 
-    /// A place among the large calls (see `toolwire_mcp::work::admit_large`).
-    async fn admit_large(&self) -> Result<toolwire_mcp::work::LargePlace, String> {
-        toolwire_mcp::work::admit_large().await.map_err(|e| {
+    /// A place among the large calls (see `toolwire_mcp::work::Work::admit_large`).
+    async fn admit_large(&self) -> Result<LargePlace, String> {
+        self.work.admit_large().await.map_err(|e| {
             tracing::error!(tool = %self.tool.name, error = %e, "no place for a large answer");
             unavailable(&self.tool.name, "toolwire could not take its large answer", "Try again.")
         })

@@ -3,6 +3,11 @@
 //! of `toolwire.toml`, auth and OAuth, transport limits and drain, sessions, metrics and probes.
 //!
 //! The `toolwire serve` command is a thin shell over [`run`].
+//!
+//! Nothing here is process-wide: each gateway has its own metrics and work limits, and its HTTP
+//! clients name their rustls provider (ring). A `rediss://` result store takes the process's
+//! default rustls provider, which the application installs once at start (the `toolwire` binary
+//! does); the library never installs one.
 
 mod app_tools;
 mod auth;
@@ -17,7 +22,7 @@ mod oauth;
 mod ops;
 mod png;
 mod sessions;
-pub mod tls;
+mod tls;
 
 use std::sync::Arc;
 
@@ -25,6 +30,7 @@ use rmcp::ServiceExt as _;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 use toolwire_core::{MapperConfig, OutputMapper};
+use toolwire_mcp::work::Work;
 use toolwire_mcp::{Gateway, GatewayConfig, McpServer, Principal, Registry};
 use toolwire_store::{KeySet, OpenError, StoreConfig, StoredResults};
 
@@ -32,6 +38,7 @@ use config::StoreKind;
 pub use config::{ConfigError, MAX_LINK_TTL_SECS, Overrides, Settings};
 use conformance::Conformance;
 pub use error::Failure;
+pub use metrics::{ConnectionGuard, Metrics};
 
 /// How `toolwire serve` was asked to run, beside the configuration overrides.
 #[derive(Debug, Default)]
@@ -76,8 +83,11 @@ pub fn run(options: RunOptions) -> Result<(), Failure> {
 
 /// `serve --check`: everything `serve` would load, then a summary instead of serving.
 async fn check(settings: Settings, fixtures: Option<Conformance>) -> Result<(), Failure> {
-    // Whatever would stop `serve` is a configuration that does not pass: exit 2.
-    let registry = registry(&settings, fixtures.as_ref()).map_err(|e| Failure::input(e.message))?;
+    // Whatever would stop `serve` is a configuration that does not pass: exit 2. Nothing is
+    // called, so the limits and counters are only what building the tools needs.
+    let (work, metrics) = (Work::default(), Arc::new(metrics::Metrics::new()));
+    let registry = registry(&settings, fixtures.as_ref(), &work, &metrics)
+        .map_err(|e| Failure::input(e.message))?;
     mapper(&settings)?;
     let stored = open_store(&settings).await.map_err(|e| Failure::input(e.message))?;
     let tools: Vec<&str> = registry.names().collect();
@@ -128,15 +138,21 @@ fn mapper(settings: &Settings) -> Result<OutputMapper, Failure> {
     Ok(OutputMapper::new(config))
 }
 
-/// The demo tools (when on), the app tools, and the conformance fixtures (when asked for).
-fn registry(settings: &Settings, fixtures: Option<&Conformance>) -> Result<Registry, Failure> {
+/// The demo tools (when on), the app tools, and the conformance fixtures (when asked for). App
+/// tools read their answers within the gateway's `work` limits and count failures in `metrics`.
+fn registry(
+    settings: &Settings,
+    fixtures: Option<&Conformance>,
+    work: &Work,
+    metrics: &Arc<metrics::Metrics>,
+) -> Result<Registry, Failure> {
     let mut registry = Registry::new();
     if settings.demo_tools {
         demo::register(&mut registry, &demo::catalog())
             .map_err(|e| Failure::check(format!("demo tools: {e}")))?;
     }
     let file = settings.file.as_ref().map(|f| format!("{}: ", f.display())).unwrap_or_default();
-    app_tools::register(&mut registry, &settings.tools)
+    app_tools::register(&mut registry, &settings.tools, work, metrics)
         .map_err(|e| Failure::input(format!("{file}{e}")))?;
     if let Some(fixtures) = fixtures {
         fixtures
@@ -151,16 +167,19 @@ async fn serve(
     fixtures: Option<Conformance>,
     logs: &logging::FlushGuard,
 ) -> Result<(), Failure> {
-    let registry = registry(&settings, fixtures.as_ref())?;
+    // This gateway's own limits and counters: shared by its tools, its calls and its ops.
+    let metrics = Arc::new(metrics::Metrics::new());
+    let work = Work::default();
+    let registry = registry(&settings, fixtures.as_ref(), &work, &metrics)?;
     let stored = open_store(&settings).await?;
     let mut config = GatewayConfig::new(stored);
+    config.work = work;
     config.phase = settings.phase;
     config.mapper = mapper(&settings)?;
     config.link_ttl = settings.link_ttl;
     config.offload_fallback = settings.offload_fallback;
     config.default_principal =
         if settings.stdio { Principal::local() } else { Principal::anonymous() };
-    let metrics = metrics::global().clone();
     config.observer = Some(metrics.clone());
     let stored = config.stored.clone();
     config.hosts = settings.hosts.clone();
@@ -233,7 +252,12 @@ async fn serve_http(
     }
     let ops = ops::router(
         &settings.ops.metrics_path,
-        ops::Ops { stored, auth: auth.clone(), sessions: sessions.clone(), metrics },
+        ops::Ops {
+            stored,
+            auth: auth.clone(),
+            sessions: sessions.clone(),
+            metrics: metrics.clone(),
+        },
     );
     let ops = if settings.ops.require_auth {
         ops.layer(axum::middleware::from_fn_with_state(auth.clone(), auth::middleware))
@@ -256,7 +280,7 @@ async fn serve_http(
     }
     tracing::info!("toolwire serving MCP on http://{address}/mcp");
     logs.gather();
-    let control = listener::Control { signals, drain, stop };
+    let control = listener::Control { signals, drain, stop, metrics };
     listener::serve(listener, app, &settings.transport, control).await;
     Ok(())
 }

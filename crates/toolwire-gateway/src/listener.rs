@@ -17,6 +17,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::config::Transport;
+use super::metrics::Metrics;
 
 /// Accepts one connection and prepares its socket the way every served socket is.
 pub async fn accept(listener: &TcpListener) -> io::Result<(TcpStream, SocketAddr)> {
@@ -82,11 +83,13 @@ pub struct Control {
     pub drain: CancellationToken,
     /// Cancelled when serving ends (rmcp's sessions and streams stop with it).
     pub stop: CancellationToken,
+    /// The gateway's metrics, which count the open connections.
+    pub metrics: Arc<Metrics>,
 }
 
 /// Serves `app` on `listener` until a shutdown signal, then drains (see the module docs).
 pub async fn serve(listener: TcpListener, app: axum::Router, limits: &Transport, control: Control) {
-    let Control { mut signals, drain, stop } = control;
+    let Control { mut signals, drain, stop, metrics } = control;
     let slots = Arc::new(Semaphore::new(limits.max_connections));
     let mut connections = JoinSet::new();
     let mut full = false;
@@ -121,7 +124,7 @@ pub async fn serve(listener: TcpListener, app: axum::Router, limits: &Transport,
                     let app = app.clone();
                     let drain = drain.clone();
                     let timeout = limits.header_read_timeout;
-                    let counted = super::metrics::global().connection();
+                    let counted = metrics.connection();
                     connections.spawn(async move {
                         connection(stream, app, timeout, drain).await;
                         drop((slot, counted));

@@ -1,14 +1,31 @@
 //! The gateway's Prometheus metrics: counters and histograms fed by the call path (through
-//! [`CallObserver`]), app endpoints and the listener, written in the Prometheus text format
-//! (version 0.0.4) by a small encoder here.
+//! [`CallObserver`]), app endpoints and the listener, written by `prometheus-client` in the
+//! Prometheus text format (version 0.0.4). One [`Metrics`] per gateway: nothing is shared by the
+//! process, so two gateways in one process count apart.
+//!
+//! The series, by the names scrapers see: `toolwire_calls_total{tool,revision,outcome}`,
+//! `toolwire_call_duration_seconds{tool}` and `toolwire_result_bytes{tool}` (histograms),
+//! `toolwire_offloads_total{tool}`, `toolwire_offload_bytes_total{tool}`,
+//! `toolwire_store_errors_total{kind}`, `toolwire_legacy_results_total{tool}`,
+//! `toolwire_app_errors_total{tool,kind}`, and the gauges `toolwire_open_connections` and
+//! `toolwire_open_sessions`.
+//!
+//! Bucket bounds of a million and more are written as the Go and Python clients write them
+//! (`le="1.048576e+06"`); the encoder this replaced wrote `le="1048576"`. Same number, and
+//! Prometheus 3 reads both as one series; a query on the old spelling needs the new one.
 
-use std::collections::BTreeMap;
-use std::fmt::Write as _;
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
-
+use prometheus_client::encoding::{EncodeLabelSet, EncodeMetric, MetricEncoder};
+use prometheus_client::metrics::MetricType;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
 use toolwire_mcp::{CallObserver, CallRecord, OffloadRecord};
 use toolwire_store::StoreError;
+
+/// The `Content-Type` of [`Metrics::render`]'s text.
+pub const CONTENT_TYPE: &str = prometheus_client::encoding::prometheus_text::CONTENT_TYPE;
 
 /// Upper bounds of the call duration histogram, in seconds.
 const DURATION_BUCKETS: [f64; 12] =
@@ -20,169 +37,174 @@ const SIZE_BUCKETS: [f64; 9] =
 /// The label of calls to tools that do not exist (their names are not labels: unbounded).
 const UNKNOWN_TOOL: &str = "(unknown)";
 
-#[derive(Debug, Clone, Default)]
-struct Histogram {
-    counts: Vec<u64>,
-    sum: f64,
-    count: u64,
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CallLabels {
+    tool: String,
+    revision: &'static str,
+    outcome: String,
 }
 
-impl Histogram {
-    fn observe(&mut self, bounds: &[f64], value: f64) {
-        if self.counts.is_empty() {
-            self.counts = vec![0; bounds.len()];
-        }
-        for (count, bound) in self.counts.iter_mut().zip(bounds) {
-            if value <= *bound {
-                *count += 1;
-            }
-        }
-        self.sum += value;
-        self.count += 1;
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ToolLabel {
+    tool: String,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct KindLabel {
+    kind: &'static str,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct AppErrorLabels {
+    tool: String,
+    kind: &'static str,
+}
+
+type Histograms = Family<ToolLabel, Histogram, fn() -> Histogram>;
+
+/// A family written with its `# HELP` and `# TYPE` lines even before its first sample (the
+/// registry leaves out an empty family): a scraper sees every family from the start, as it
+/// always has here.
+#[derive(Debug)]
+struct Described<M>(M);
+
+impl<M: EncodeMetric> EncodeMetric for Described<M> {
+    fn encode(&self, encoder: MetricEncoder) -> Result<(), std::fmt::Error> {
+        self.0.encode(encoder)
+    }
+
+    fn metric_type(&self) -> MetricType {
+        self.0.metric_type()
     }
 }
 
-#[derive(Debug, Default)]
-struct Families {
-    /// By tool, revision and outcome (nested, so that a call finds its count by `&str`).
-    calls: BTreeMap<String, BTreeMap<&'static str, BTreeMap<String, u64>>>,
-    duration: BTreeMap<String, Histogram>,
-    size: BTreeMap<String, Histogram>,
-    offloads: BTreeMap<String, u64>,
-    offload_bytes: BTreeMap<String, u64>,
-    store_errors: BTreeMap<&'static str, u64>,
-    legacy: BTreeMap<String, u64>,
-    app_errors: BTreeMap<(String, &'static str), u64>,
-}
-
-/// Every metric of one gateway process.
-#[derive(Debug, Default)]
+/// Every metric of one gateway.
+#[derive(Debug)]
 pub struct Metrics {
-    families: Mutex<Families>,
-    connections: AtomicI64,
-}
-
-static GLOBAL: LazyLock<Arc<Metrics>> = LazyLock::new(Arc::default);
-
-/// The process's metrics (one gateway per process).
-pub fn global() -> &'static Arc<Metrics> {
-    &GLOBAL
+    /// What `/metrics` writes, in this order: the handles below, registered once.
+    registry: Registry,
+    calls: Family<CallLabels, Counter>,
+    duration: Histograms,
+    size: Histograms,
+    offloads: Family<ToolLabel, Counter>,
+    offload_bytes: Family<ToolLabel, Counter>,
+    store_errors: Family<KindLabel, Counter>,
+    legacy: Family<ToolLabel, Counter>,
+    app_errors: Family<AppErrorLabels, Counter>,
+    connections: Gauge,
+    sessions: Gauge,
 }
 
 /// Holds one open connection in the gauge until dropped.
 #[derive(Debug)]
-pub struct ConnectionGuard(Arc<Metrics>);
+pub struct ConnectionGuard(Gauge);
 
 impl Drop for ConnectionGuard {
     fn drop(&mut self) {
-        self.0.connections.fetch_sub(1, Ordering::Relaxed);
+        self.0.dec();
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
 impl Metrics {
-    fn lock(&self) -> MutexGuard<'_, Families> {
-        // A panic elsewhere while counting leaves counts that are still worth showing.
-        self.families.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    /// Every family registered, with no samples yet.
+    pub fn new() -> Self {
+        let metrics = Self {
+            registry: Registry::default(),
+            calls: Family::default(),
+            duration: Family::new_with_constructor(|| Histogram::new(DURATION_BUCKETS)),
+            size: Family::new_with_constructor(|| Histogram::new(SIZE_BUCKETS)),
+            offloads: Family::default(),
+            offload_bytes: Family::default(),
+            store_errors: Family::default(),
+            legacy: Family::default(),
+            app_errors: Family::default(),
+            connections: Gauge::default(),
+            sessions: Gauge::default(),
+        };
+        metrics.registered()
+    }
+
+    /// `self` with every handle in its registry. Help texts end without a period: the
+    /// registry adds one. Counter names end without `_total`: the encoder adds it.
+    fn registered(mut self) -> Self {
+        let r = &mut self.registry;
+        r.register(
+            "toolwire_calls",
+            "tools/call requests by tool, revision and outcome",
+            Described(self.calls.clone()),
+        );
+        r.register(
+            "toolwire_call_duration_seconds",
+            "Time from request to rendered result, by tool",
+            Described(self.duration.clone()),
+        );
+        r.register(
+            "toolwire_result_bytes",
+            "Bytes of the rendered result, by tool",
+            Described(self.size.clone()),
+        );
+        r.register(
+            "toolwire_offloads",
+            "Over-limit results handed to the store, by tool",
+            Described(self.offloads.clone()),
+        );
+        r.register(
+            "toolwire_offload_bytes",
+            "Bytes of over-limit results handed to the store, by tool",
+            Described(self.offload_bytes.clone()),
+        );
+        r.register(
+            "toolwire_store_errors",
+            "Result store failures by kind",
+            Described(self.store_errors.clone()),
+        );
+        r.register(
+            "toolwire_legacy_results",
+            "Results that came from hand-built legacy strings, by tool",
+            Described(self.legacy.clone()),
+        );
+        r.register(
+            "toolwire_app_errors",
+            "Failed exchanges with app endpoints, by tool and kind",
+            Described(self.app_errors.clone()),
+        );
+        r.register(
+            "toolwire_open_connections",
+            "HTTP connections open now",
+            self.connections.clone(),
+        );
+        r.register("toolwire_open_sessions", "MCP sessions open now", self.sessions.clone());
+        self
     }
 
     /// Counts an accepted connection until the guard is dropped.
-    pub fn connection(self: &Arc<Self>) -> ConnectionGuard {
-        self.connections.fetch_add(1, Ordering::Relaxed);
-        ConnectionGuard(self.clone())
+    pub fn connection(&self) -> ConnectionGuard {
+        self.connections.inc();
+        ConnectionGuard(self.connections.clone())
     }
 
     /// Counts a failed exchange with an app endpoint.
     pub fn app_error(&self, tool: &str, kind: &'static str) {
-        *self.lock().app_errors.entry((tool.to_owned(), kind)).or_default() += 1;
+        self.app_errors.get_or_create(&AppErrorLabels { tool: tool.to_owned(), kind }).inc();
     }
 
     /// Counts a store failure outside a call (the readiness probe).
     pub fn store_error(&self, error: &StoreError) {
-        *self.lock().store_errors.entry(error.kind()).or_default() += 1;
+        self.store_errors.get_or_create(&KindLabel { kind: error.kind() }).inc();
     }
 
     /// The text exposition, with `sessions` open at this moment.
     pub fn render(&self, sessions: usize) -> String {
-        let f = self.lock();
+        self.sessions.set(i64::try_from(sessions).unwrap_or(i64::MAX));
         let mut out = String::new();
-        counter(
-            &mut out,
-            "toolwire_calls_total",
-            "tools/call requests by tool, revision and outcome.",
-            f.calls
-                .iter()
-                .flat_map(|(tool, revisions)| {
-                    revisions.iter().flat_map(move |(revision, outcomes)| {
-                        outcomes.iter().map(move |(outcome, n)| {
-                            (
-                                vec![
-                                    ("tool", tool.as_str()),
-                                    ("revision", *revision),
-                                    ("outcome", outcome.as_str()),
-                                ],
-                                *n,
-                            )
-                        })
-                    })
-                })
-                .collect(),
-        );
-        histograms(
-            &mut out,
-            "toolwire_call_duration_seconds",
-            "Time from request to rendered result, by tool.",
-            &DURATION_BUCKETS,
-            &f.duration,
-        );
-        histograms(
-            &mut out,
-            "toolwire_result_bytes",
-            "Bytes of the rendered result, by tool.",
-            &SIZE_BUCKETS,
-            &f.size,
-        );
-        counter(
-            &mut out,
-            "toolwire_offloads_total",
-            "Over-limit results handed to the store, by tool.",
-            by_tool(&f.offloads),
-        );
-        counter(
-            &mut out,
-            "toolwire_offload_bytes_total",
-            "Bytes of over-limit results handed to the store, by tool.",
-            by_tool(&f.offload_bytes),
-        );
-        counter(
-            &mut out,
-            "toolwire_store_errors_total",
-            "Result store failures by kind.",
-            f.store_errors.iter().map(|(kind, n)| (vec![("kind", *kind)], *n)).collect(),
-        );
-        counter(
-            &mut out,
-            "toolwire_legacy_results_total",
-            "Results that came from hand-built legacy strings, by tool.",
-            by_tool(&f.legacy),
-        );
-        counter(
-            &mut out,
-            "toolwire_app_errors_total",
-            "Failed exchanges with app endpoints, by tool and kind.",
-            f.app_errors
-                .iter()
-                .map(|((tool, kind), n)| (vec![("tool", tool.as_str()), ("kind", *kind)], *n))
-                .collect(),
-        );
-        family(&mut out, "toolwire_open_connections", "gauge", "HTTP connections open now.");
-        sample(
-            &mut out,
-            "toolwire_open_connections",
-            &[],
-            self.connections.load(Ordering::Relaxed) as f64,
-        );
-        family(&mut out, "toolwire_open_sessions", "gauge", "MCP sessions open now.");
-        sample(&mut out, "toolwire_open_sessions", &[], sessions as f64);
+        // Only the writer can fail, and writing to a `String` does not.
+        let _ = prometheus_client::encoding::prometheus_text::encode(&mut out, &self.registry);
         out
     }
 }
@@ -190,101 +212,29 @@ impl Metrics {
 impl CallObserver for Metrics {
     fn call(&self, record: &CallRecord<'_>) {
         let tool = if record.outcome == "unknown_tool" { UNKNOWN_TOOL } else { record.tool };
-        let mut f = self.lock();
-        update(&mut f.calls, tool, |revisions| {
-            let outcomes = revisions.entry(record.revision.as_str()).or_default();
-            update(outcomes, record.outcome, |n| *n += 1);
-        });
-        let seconds = record.duration.as_secs_f64();
-        update(&mut f.duration, tool, |h| h.observe(&DURATION_BUCKETS, seconds));
+        let labels = CallLabels {
+            tool: tool.to_owned(),
+            revision: record.revision.as_str(),
+            outcome: record.outcome.to_owned(),
+        };
+        self.calls.get_or_create(&labels).inc();
+        let by_tool = ToolLabel { tool: labels.tool };
+        self.duration.get_or_create(&by_tool).observe(record.duration.as_secs_f64());
         if record.outcome != "unknown_tool" && record.outcome != "internal_error" {
-            update(&mut f.size, tool, |h| h.observe(&SIZE_BUCKETS, record.bytes as f64));
+            self.size.get_or_create(&by_tool).observe(record.bytes as f64);
         }
         if record.legacy {
-            update(&mut f.legacy, tool, |n| *n += 1);
+            self.legacy.get_or_create(&by_tool).inc();
         }
     }
 
     fn offload(&self, record: &OffloadRecord<'_>) {
-        let mut f = self.lock();
-        *f.offloads.entry(record.tool.to_owned()).or_default() += 1;
-        *f.offload_bytes.entry(record.tool.to_owned()).or_default() += record.bytes as u64;
+        let by_tool = ToolLabel { tool: record.tool.to_owned() };
+        self.offloads.get_or_create(&by_tool).inc();
+        self.offload_bytes.get_or_create(&by_tool).inc_by(record.bytes as u64);
         if let Some(error) = record.store_error {
-            *f.store_errors.entry(error.kind()).or_default() += 1;
+            self.store_error(error);
         }
-    }
-}
-
-/// `change` applied to the value under `key`, inserted empty the first time: the key is copied
-/// only then, not on every call.
-fn update<V: Default>(map: &mut BTreeMap<String, V>, key: &str, change: impl FnOnce(&mut V)) {
-    match map.get_mut(key) {
-        Some(value) => change(value),
-        None => change(map.entry(key.to_owned()).or_default()),
-    }
-}
-
-fn family(out: &mut String, name: &str, kind: &str, help: &str) {
-    let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
-}
-
-/// Counts keyed by tool, as samples.
-fn by_tool(counts: &BTreeMap<String, u64>) -> Vec<(Vec<(&'static str, &str)>, u64)> {
-    counts.iter().map(|(tool, n)| (vec![("tool", tool.as_str())], *n)).collect()
-}
-
-/// A counter family and its samples (label pairs, count).
-fn counter(out: &mut String, name: &str, help: &str, samples: Vec<(Vec<(&str, &str)>, u64)>) {
-    family(out, name, "counter", help);
-    for (labels, n) in samples {
-        sample(out, name, &labels, n as f64);
-    }
-}
-
-fn sample(out: &mut String, name: &str, labels: &[(&str, &str)], value: f64) {
-    out.push_str(name);
-    if !labels.is_empty() {
-        out.push('{');
-        for (i, (key, value)) in labels.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            let _ = write!(out, "{key}=\"{}\"", escape(value));
-        }
-        out.push('}');
-    }
-    let _ = writeln!(out, " {}", number(value));
-}
-
-fn histograms(
-    out: &mut String,
-    name: &str,
-    help: &str,
-    bounds: &[f64],
-    by_tool: &BTreeMap<String, Histogram>,
-) {
-    family(out, name, "histogram", help);
-    let bucket = format!("{name}_bucket");
-    for (tool, h) in by_tool {
-        for (bound, count) in bounds.iter().zip(&h.counts) {
-            sample(out, &bucket, &[("tool", tool), ("le", &number(*bound))], *count as f64);
-        }
-        sample(out, &bucket, &[("tool", tool), ("le", "+Inf")], h.count as f64);
-        sample(out, &format!("{name}_sum"), &[("tool", tool)], h.sum);
-        sample(out, &format!("{name}_count"), &[("tool", tool)], h.count as f64);
-    }
-}
-
-/// A label value as the text format wants it: `\`, `"` and newlines escaped.
-fn escape(value: &str) -> String {
-    value.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
-}
-
-fn number(value: f64) -> String {
-    if value.fract() == 0.0 && value.abs() < 1e15 {
-        format!("{}", value as i64)
-    } else {
-        format!("{value}")
     }
 }
 
@@ -298,7 +248,7 @@ mod tests {
 
     #[test]
     fn calls_offloads_and_gauges_are_written_in_the_text_format() {
-        let metrics = Arc::new(Metrics::default());
+        let metrics = Metrics::new();
         let call = |tool, outcome, bytes, ms| CallRecord {
             tool,
             revision: McpRevision::V2025_06_18,
@@ -312,12 +262,14 @@ mod tests {
         metrics.call(&call("catalog_get", "success", 5000, 500));
         metrics.call(&call("legacy_echo", "success", 10, 1));
         metrics.call(&call("x\"\n", "unknown_tool", 0, 0));
+        metrics.call(&call("boom", "internal_error", 0, 7));
         metrics.offload(&OffloadRecord {
             tool: "catalog_export",
             bytes: 70_000,
             store_error: None,
         });
         metrics.app_error("orders", "timeout");
+        metrics.app_error("or\"d\\e\nrs", "unavailable");
         let held = metrics.connection();
         let text = metrics.render(2);
         for line in [
@@ -327,20 +279,57 @@ mod tests {
             "toolwire_call_duration_seconds_bucket{tool=\"catalog_get\",le=\"0.25\"} 1",
             "toolwire_call_duration_seconds_bucket{tool=\"catalog_get\",le=\"+Inf\"} 2",
             "toolwire_call_duration_seconds_sum{tool=\"catalog_get\"} 0.75",
+            "toolwire_call_duration_seconds_count{tool=\"boom\"} 1",
             "toolwire_result_bytes_bucket{tool=\"catalog_get\",le=\"4096\"} 1",
             "toolwire_result_bytes_count{tool=\"catalog_get\"} 2",
             "toolwire_offloads_total{tool=\"catalog_export\"} 1",
             "toolwire_offload_bytes_total{tool=\"catalog_export\"} 70000",
             "toolwire_legacy_results_total{tool=\"legacy_echo\"} 1",
             "toolwire_app_errors_total{tool=\"orders\",kind=\"timeout\"} 1",
+            "toolwire_app_errors_total{tool=\"or\\\"d\\\\e\\nrs\",kind=\"unavailable\"} 1",
             "toolwire_open_connections 1",
             "toolwire_open_sessions 2",
-            "# TYPE toolwire_call_duration_seconds histogram",
         ] {
             assert!(text.lines().any(|l| l == line), "missing {line} in\n{text}");
         }
+        // A call that failed inside the gateway has no result to measure.
+        assert!(!text.contains("toolwire_result_bytes_count{tool=\"boom\"}"), "{text}");
         drop(held);
-        assert!(metrics.render(0).contains("toolwire_open_connections 0\n"));
-        assert_eq!(escape("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+        assert!(metrics.render(0).contains("\ntoolwire_open_connections 0\n"));
+    }
+
+    #[test]
+    fn every_family_is_described_as_before_any_sample() {
+        let families: Vec<String> = Metrics::new()
+            .render(0)
+            .lines()
+            .filter(|l| l.starts_with('#'))
+            .map(String::from)
+            .collect();
+        assert_eq!(
+            families,
+            [
+                "# HELP toolwire_calls_total tools/call requests by tool, revision and outcome.",
+                "# TYPE toolwire_calls_total counter",
+                "# HELP toolwire_call_duration_seconds Time from request to rendered result, by tool.",
+                "# TYPE toolwire_call_duration_seconds histogram",
+                "# HELP toolwire_result_bytes Bytes of the rendered result, by tool.",
+                "# TYPE toolwire_result_bytes histogram",
+                "# HELP toolwire_offloads_total Over-limit results handed to the store, by tool.",
+                "# TYPE toolwire_offloads_total counter",
+                "# HELP toolwire_offload_bytes_total Bytes of over-limit results handed to the store, by tool.",
+                "# TYPE toolwire_offload_bytes_total counter",
+                "# HELP toolwire_store_errors_total Result store failures by kind.",
+                "# TYPE toolwire_store_errors_total counter",
+                "# HELP toolwire_legacy_results_total Results that came from hand-built legacy strings, by tool.",
+                "# TYPE toolwire_legacy_results_total counter",
+                "# HELP toolwire_app_errors_total Failed exchanges with app endpoints, by tool and kind.",
+                "# TYPE toolwire_app_errors_total counter",
+                "# HELP toolwire_open_connections HTTP connections open now.",
+                "# TYPE toolwire_open_connections gauge",
+                "# HELP toolwire_open_sessions MCP sessions open now.",
+                "# TYPE toolwire_open_sessions gauge",
+            ]
+        );
     }
 }

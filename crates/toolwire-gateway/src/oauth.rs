@@ -233,14 +233,22 @@ pub struct OAuth {
 impl OAuth {
     /// A resource server for `settings`; keys are fetched on first use (or by [`OAuth::refresh`]).
     pub fn new(settings: OAuthSettings) -> Self {
-        crate::tls::install_crypto_provider();
-        // Like app endpoints: no redirects followed, no proxy from the environment.
-        let http = reqwest::Client::builder()
+        // Like app endpoints: no redirects followed, no proxy from the environment, and a TLS
+        // configuration that names its provider. A system without CA certificates trusts no
+        // `https://` issuer (fetching the keys fails, in the log and `/readyz`) rather than
+        // stopping the gateway.
+        let tls = crate::tls::client_config(None).or_else(|error| {
+            tracing::warn!(%error, "no system CA certificates: an https:// issuer is not trusted");
+            crate::tls::client_config(Some(&[]))
+        });
+        let mut http = reqwest::Client::builder()
             .timeout(Duration::from_secs(10))
             .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .build()
-            .unwrap_or_default();
+            .no_proxy();
+        if let Ok(tls) = tls {
+            http = http.tls_backend_preconfigured(tls);
+        }
+        let http = http.build().unwrap_or_default();
         Self { settings, http, keys: RwLock::new(Vec::new()), fetched: Mutex::new(None) }
     }
 

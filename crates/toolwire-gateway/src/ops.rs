@@ -28,7 +28,7 @@ pub struct Ops {
     pub auth: Arc<Auth>,
     /// The open MCP sessions.
     pub sessions: Arc<super::sessions::CappedSessions>,
-    /// The counters.
+    /// This gateway's counters.
     pub metrics: Arc<Metrics>,
 }
 
@@ -46,8 +46,9 @@ async fn healthz() -> Response {
         .into_response()
 }
 
-/// Writes and deletes a small record: the store takes writes (and Redis is reachable).
-pub async fn probe_store(stored: &StoredResults) -> Result<(), String> {
+/// Writes and deletes a small record: the store takes writes (and Redis is reachable). A store
+/// failure is counted in `metrics` when there are any (`serve --check` has none).
+pub async fn probe_store(stored: &StoredResults, metrics: Option<&Metrics>) -> Result<(), String> {
     let now = chrono::Utc::now();
     let record = Record::new(
         b"ready".to_vec(),
@@ -64,7 +65,9 @@ pub async fn probe_store(stored: &StoredResults) -> Result<(), String> {
     match tokio::time::timeout(PROBE_TIMEOUT, attempt).await {
         Ok(Ok(_)) => Ok(()),
         Ok(Err(error)) => {
-            super::metrics::global().store_error(&error);
+            if let Some(metrics) = metrics {
+                metrics.store_error(&error);
+            }
             Err(format!("the {} store does not take writes: {error}", store.backend()))
         }
         Err(_) => Err(format!(
@@ -91,7 +94,7 @@ async fn oauth_keys(auth: &Auth) -> Result<Option<usize>, String> {
 
 async fn readyz(State(ops): State<Ops>) -> Response {
     let mut reasons = Vec::new();
-    if let Err(reason) = probe_store(&ops.stored).await {
+    if let Err(reason) = probe_store(&ops.stored, Some(&ops.metrics)).await {
         reasons.push(reason);
     }
     if let Err(reason) = oauth_keys(&ops.auth).await {
@@ -107,10 +110,7 @@ async fn readyz(State(ops): State<Ops>) -> Response {
 
 async fn metrics(State(ops): State<Ops>) -> Response {
     let sessions = ops.sessions.open().await;
-    (
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
-        ops.metrics.render(sessions),
-    )
+    ([(header::CONTENT_TYPE, super::metrics::CONTENT_TYPE)], ops.metrics.render(sessions))
         .into_response()
 }
 
@@ -120,7 +120,7 @@ pub async fn check(
     tools: &[&str],
     stored: &StoredResults,
 ) -> Result<String, String> {
-    probe_store(stored).await?;
+    probe_store(stored, None).await?;
     let auth = Auth::from_settings(settings);
     let keys = oauth_keys(&auth).await?;
     let mut out = String::new();

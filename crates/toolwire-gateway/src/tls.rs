@@ -1,9 +1,53 @@
-//! TLS for app endpoints (`https://`) and the Redis store (`rediss://`): rustls with the ring
-//! crypto provider, installed once for the whole process so reqwest and redis share it. With
-//! reqwest's `rustls-no-provider` feature, building any HTTP client before this panics.
+//! TLS for the gateway's own HTTP clients (app endpoints over `https://`, the OAuth issuer): a
+//! rustls client configuration built with the ring provider named explicitly, handed to reqwest
+//! whole. A library must not install a process-wide rustls provider (rustls's documentation), and
+//! these clients do not need one: they work whether or not the process installed a default.
+//!
+//! The `toolwire` binary installs ring as the process default once, at start, for what still
+//! takes the default: the Redis store's `rediss://` connections and `toolwire check`'s client. An
+//! application embedding the gateway with a `rediss://` store installs a provider itself.
 
-/// Installs ring as the process's default rustls provider; later calls change nothing.
-pub fn install_crypto_provider() {
-    // An error only says a provider is installed already, which is what is wanted.
-    let _ = rustls::crypto::ring::default_provider().install_default();
+use std::sync::Arc;
+
+use rustls::pki_types::CertificateDer;
+use rustls::{ClientConfig, RootCertStore};
+use rustls_platform_verifier::BuilderVerifierExt as _;
+
+/// A client configuration that checks the server's certificate against `roots` only when given
+/// (a tool's `ca_file`), else against the system's roots (as reqwest would by itself). Fails
+/// when a given root is not a usable CA certificate, or the system has no roots at all.
+pub(crate) fn client_config(
+    roots: Option<&[CertificateDer<'static>]>,
+) -> Result<ClientConfig, rustls::Error> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder =
+        ClientConfig::builder_with_provider(provider).with_safe_default_protocol_versions()?;
+    let mut config = match roots {
+        Some(roots) => {
+            let mut store = RootCertStore::empty();
+            for root in roots {
+                store.add(root.clone())?;
+            }
+            builder.with_root_certificates(store).with_no_client_auth()
+        }
+        None => builder.with_platform_verifier()?.with_no_client_auth(),
+    };
+    // What reqwest offers with its own configuration: it is built for HTTP/1.1 only.
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_configuration_names_its_provider_and_refuses_a_bad_root() {
+        let Ok(config) = client_config(Some(&[])) else { panic!("no configuration") };
+        assert_eq!(config.alpn_protocols, [b"http/1.1".to_vec()]);
+        // No process default was needed, and none was installed on the way.
+        assert!(rustls::crypto::CryptoProvider::get_default().is_none());
+        let garbage = CertificateDer::from(vec![0x30, 0x03, 0x02, 0x01, 0x00]);
+        assert!(client_config(Some(&[garbage])).is_err());
+    }
 }

@@ -26,6 +26,7 @@ use toolwire_core::{RenderContext, Rendered, Shape, Target, Timestamp, ToolOutpu
 
 use crate::registry::{Registry, ToolSpecError};
 use crate::server::{self, Gateway, GatewayConfig, McpServer};
+use crate::work::Work;
 
 /// The output schema of a Rust type, as toolwire derives it (draft 2020-12, its serialize
 /// contract), for `#[tool(output_schema = toolwire_mcp::adapter::output_schema::<T>())]`.
@@ -125,7 +126,7 @@ impl Renderer {
         let name = tool.to_owned();
         let large = crate::work::is_large(&result);
         // A large result renders on the blocking pool (DESIGN §12), as the gateway's do.
-        let rendered = crate::work::placed(large, move || {
+        let rendered = Work::placed(&config.work, large, move || {
             let config = gateway.config();
             let now = Timestamp::from_datetime(chrono::Utc::now());
             let cx = RenderContext::new(&name, now)

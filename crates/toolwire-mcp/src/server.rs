@@ -40,6 +40,7 @@ use crate::extend::{CallGuard, Completion, Logging, Prompts, Resources, Subscrip
 use crate::hosts;
 use crate::observe::{CallObserver, CallRecord, OffloadRecord};
 use crate::registry::{CallContext, Principal, RegisteredTool, Registry};
+use crate::work::Work;
 
 /// The template of stored-result links (`resources/templates/list`).
 pub const STORED_RESULT_TEMPLATE: &str = toolwire_store::URI_TEMPLATE;
@@ -66,10 +67,14 @@ pub struct GatewayConfig {
     pub observer: Option<Arc<dyn CallObserver>>,
     /// The host profiles requests are rendered for, picked by `clientInfo.name` (DESIGN §11).
     pub hosts: HostProfiles,
+    /// This gateway's work limits (DESIGN §12): large renders and large answers wait for one of
+    /// its places. Tools that read large answers themselves (app tools) take a clone of it.
+    pub work: Work,
 }
 
 impl GatewayConfig {
-    /// Compat phase, the default mapper, one-hour links, anonymous callers, and `stored`.
+    /// Compat phase, the default mapper, one-hour links, anonymous callers, one place per core
+    /// for large work, and `stored`.
     pub fn new(stored: StoredResults) -> Self {
         Self {
             phase: Phase::Compat,
@@ -80,6 +85,7 @@ impl GatewayConfig {
             stored,
             observer: None,
             hosts: HostProfiles::builtin(),
+            work: Work::default(),
         }
     }
 
@@ -122,6 +128,7 @@ impl std::fmt::Debug for GatewayConfig {
             .field("stored", &self.stored)
             .field("observer", &self.observer)
             .field("hosts", &self.hosts)
+            .field("work", &self.work)
             .finish()
     }
 }
@@ -359,7 +366,7 @@ impl McpServer {
         let placed_tool = Arc::clone(tool);
         let host = host.clone();
         let large = crate::work::is_large(&result);
-        let rendered = crate::work::placed(large, move || {
+        let rendered = Work::placed(&self.gateway.config.work, large, move || {
             let audience = Audience { revision, host: &host };
             render_now(&gateway, &placed_tool, result, audience, query, request_state.as_deref())
         })

@@ -1,14 +1,19 @@
 //! Work placement (DESIGN §12): parsing an app answer and validating and rendering a result of
-//! [`LARGE`] bytes or more run on tokio's blocking pool, behind one semaphore shared by the
-//! process. A small call then never waits on the async workers behind a large one, and only as
-//! many large jobs as there are cores hold their working memory at once.
+//! [`LARGE`] bytes or more run on tokio's blocking pool, behind the places of one [`Work`] (one
+//! per gateway, held by its `GatewayConfig`). A small call then never waits on the async workers
+//! behind a large one, and only as many large jobs as there are places hold their working memory
+//! at once.
 //!
 //! A large answer's memory lasts longer than its parsing: its data waits to be rendered, its v1
-//! bytes to be stored. So a call also takes a place among the [large calls](admit_large) before
-//! it reads a large answer, and keeps it until the call ends ([`for_the_call`]): the answers of
-//! the calls that wait stay with their apps, unread, instead of piling up here.
+//! bytes to be stored. So a call also takes a place among the [large calls](Work::admit_large)
+//! before it reads a large answer, and keeps it until the call ends ([`for_the_call`]): the
+//! answers of the calls that wait stay with their apps, unread, instead of piling up here.
+//!
+//! Nothing here is shared by the process: two gateways in one process have their own places.
+//! What a call holds is kept in a task-local, which lives as long as the call's task.
 
-use std::sync::{Arc, OnceLock};
+use std::num::NonZeroUsize;
+use std::sync::Arc;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use toolwire_core::{Part, ResourceContents, ToolResult};
@@ -21,26 +26,87 @@ pub const LARGE: usize = 64 * 1024;
 #[error("the blocking task failed: {0}")]
 pub struct WorkError(String);
 
-fn permits() -> Arc<Semaphore> {
-    static PERMITS: OnceLock<Arc<Semaphore>> = OnceLock::new();
-    PERMITS.get_or_init(|| Arc::new(Semaphore::new(cores()))).clone()
-}
-
 tokio::task_local! {
     /// The places among the large calls that the call running in this task holds.
     static HELD: std::cell::RefCell<Vec<OwnedSemaphorePermit>>;
 }
 
-fn large_calls() -> Arc<Semaphore> {
-    static LARGE_CALLS: OnceLock<Arc<Semaphore>> = OnceLock::new();
-    LARGE_CALLS.get_or_init(|| Arc::new(Semaphore::new(cores()))).clone()
+/// The work limits of one gateway: how many large jobs run on the blocking pool at once, and
+/// how many calls hold a large answer at once. Cheap to clone: clones share the places.
+#[derive(Debug, Clone)]
+pub struct Work {
+    /// Places on the blocking pool.
+    off_workers: Arc<Semaphore>,
+    /// Places among the calls that read a large answer.
+    large_calls: Arc<Semaphore>,
 }
 
-fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+impl Default for Work {
+    /// One place of each kind per core the process may use.
+    fn default() -> Self {
+        Self::new(std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN))
+    }
 }
 
-/// Runs one call with room for what must last until it ends: the place [`admit_large`] takes.
+impl Work {
+    /// Limits with `places` large jobs on the blocking pool and `places` calls holding a large
+    /// answer at once.
+    pub fn new(places: NonZeroUsize) -> Self {
+        Self {
+            off_workers: Arc::new(Semaphore::new(places.get())),
+            large_calls: Arc::new(Semaphore::new(places.get())),
+        }
+    }
+
+    /// Waits for a place among the large calls before a large answer is read. Inside
+    /// [`for_the_call`] the place lasts until the call ends (the returned value is empty);
+    /// outside it, until the returned value is dropped. A call takes one place however often it
+    /// asks.
+    pub async fn admit_large(&self) -> Result<LargePlace, WorkError> {
+        if HELD.try_with(|held| !held.borrow().is_empty()).unwrap_or(false) {
+            return Ok(LargePlace { _permit: None });
+        }
+        let permit = Arc::clone(&self.large_calls)
+            .acquire_owned()
+            .await
+            .map_err(|e| WorkError(format!("no place: {e}")))?;
+        let mut permit = Some(permit);
+        let kept = HELD.try_with(|held| held.borrow_mut().extend(permit.take())).is_ok();
+        Ok(LargePlace { _permit: if kept { None } else { permit } })
+    }
+
+    /// Runs `work` on the blocking pool once one of these places is free.
+    pub async fn off_workers<T, F>(&self, work: F) -> Result<T, WorkError>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
+    {
+        let permit = Arc::clone(&self.off_workers)
+            .acquire_owned()
+            .await
+            .map_err(|e| WorkError(format!("no permit: {e}")))?;
+        tokio::task::spawn_blocking(move || {
+            let answer = work();
+            drop(permit);
+            answer
+        })
+        .await
+        .map_err(|e| WorkError(e.to_string()))
+    }
+
+    /// Runs `work` here when `large` is false, else as [`Work::off_workers`] does.
+    pub async fn placed<T, F>(&self, large: bool, work: F) -> Result<T, WorkError>
+    where
+        T: Send + 'static,
+        F: FnOnce() -> T + Send + 'static,
+    {
+        // Boxed, the rare path does not make every caller's future the size of its own.
+        if large { Box::pin(self.off_workers(work)).await } else { Ok(work()) }
+    }
+}
+
+/// Runs one call with room for what must last until it ends: the place [`Work::admit_large`]
+/// takes.
 pub async fn for_the_call<F: Future>(call: F) -> F::Output {
     HELD.scope(std::cell::RefCell::new(Vec::new()), call).await
 }
@@ -52,51 +118,10 @@ pub struct LargePlace {
     _permit: Option<OwnedSemaphorePermit>,
 }
 
-/// Waits for a place among the large calls, one per core, before a large answer is read. Inside
-/// [`for_the_call`] the place lasts until the call ends (the returned value is empty); outside
-/// it, until the returned value is dropped. A call takes one place however often it asks.
-pub async fn admit_large() -> Result<LargePlace, WorkError> {
-    if HELD.try_with(|held| !held.borrow().is_empty()).unwrap_or(false) {
-        return Ok(LargePlace { _permit: None });
-    }
-    let permit =
-        large_calls().acquire_owned().await.map_err(|e| WorkError(format!("no place: {e}")))?;
-    let mut permit = Some(permit);
-    let kept = HELD.try_with(|held| held.borrow_mut().extend(permit.take())).is_ok();
-    Ok(LargePlace { _permit: if kept { None } else { permit } })
-}
-
 /// Gives back the place this call holds among the large calls, if any: before it waits on
 /// something that may take long (a client asked for input). A later large answer asks again.
 pub fn give_back_large() {
     let _ = HELD.try_with(|held| held.borrow_mut().clear());
-}
-
-/// Runs `work` on the blocking pool once one of the process's permits is free.
-pub async fn off_workers<T, F>(work: F) -> Result<T, WorkError>
-where
-    T: Send + 'static,
-    F: FnOnce() -> T + Send + 'static,
-{
-    let permit =
-        permits().acquire_owned().await.map_err(|e| WorkError(format!("no permit: {e}")))?;
-    tokio::task::spawn_blocking(move || {
-        let answer = work();
-        drop(permit);
-        answer
-    })
-    .await
-    .map_err(|e| WorkError(e.to_string()))
-}
-
-/// Runs `work` here when `large` is false, else as [`off_workers`] does.
-pub async fn placed<T, F>(large: bool, work: F) -> Result<T, WorkError>
-where
-    T: Send + 'static,
-    F: FnOnce() -> T + Send + 'static,
-{
-    // Boxed, the rare path does not make every caller's future the size of its own.
-    if large { Box::pin(off_workers(work)).await } else { Ok(work()) }
 }
 
 /// Whether the result's data and parts come to at least [`LARGE`] bytes of JSON, about (the
@@ -146,23 +171,24 @@ mod tests {
 
     #[tokio::test]
     async fn a_large_call_keeps_its_place_until_it_ends() {
-        let free = || large_calls().available_permits();
+        let work = Work::default();
+        let free = || work.large_calls.available_permits();
         let all = free();
         for_the_call(async {
-            drop(admit_large().await);
+            drop(work.admit_large().await);
             assert_eq!(free(), all - 1, "the call holds it, not the returned value");
-            drop(admit_large().await);
+            drop(work.admit_large().await);
             assert_eq!(free(), all - 1, "one place per call");
         })
         .await;
         assert_eq!(free(), all, "given back when the call ends");
         for_the_call(async {
-            drop(admit_large().await);
+            drop(work.admit_large().await);
             give_back_large();
             assert_eq!(free(), all, "given back before a wait");
         })
         .await;
-        let outside = admit_large().await;
+        let outside = work.admit_large().await;
         assert!(outside.is_ok());
         assert_eq!(free(), all - 1, "outside a call the returned value holds it");
         drop(outside);
@@ -171,8 +197,9 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn work_off_the_workers_answers() {
-        let answer = off_workers(|| 6 * 7).await.ok();
+        let work = Work::default();
+        let answer = work.off_workers(|| 6 * 7).await.ok();
         assert_eq!(answer, Some(42));
-        assert_eq!(placed(false, || 1).await.ok(), Some(1));
+        assert_eq!(work.placed(false, || 1).await.ok(), Some(1));
     }
 }

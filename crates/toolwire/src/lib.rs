@@ -110,8 +110,10 @@ enum Command {
 /// Runs the command line on the process's arguments and returns its exit code: 0 done, 1 a
 /// check said no, 2 bad input, flags or configuration, 3 over the limit without a store.
 pub fn run() -> ExitCode {
-    // Before anything builds an HTTP client or connects to Redis over TLS.
-    toolwire_gateway::tls::install_crypto_provider();
+    // Once, before anything connects: the process's default rustls provider, which the Redis
+    // store's `rediss://` connections and `check`'s client take (the gateway's own clients name
+    // theirs). The binary installs it; a library never does. An error only says one is there.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {

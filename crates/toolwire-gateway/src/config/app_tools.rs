@@ -114,7 +114,7 @@ pub struct AppTool {
     /// The answer cap.
     pub response_cap: u64,
     /// CA certificates trusted instead of the system roots.
-    pub ca_certs: Option<Vec<reqwest::Certificate>>,
+    pub ca_certs: Option<Vec<rustls::pki_types::CertificateDer<'static>>>,
     /// The proxy, when one is configured.
     pub proxy: Option<String>,
 }

@@ -292,9 +292,13 @@ fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
 }
 
 /// A PEM file of CA certificates: its bytes and its certificates, at least one.
-pub(super) fn read_ca(path: &Path) -> Result<(Vec<u8>, Vec<reqwest::Certificate>), String> {
+pub(super) fn read_ca(
+    path: &Path,
+) -> Result<(Vec<u8>, Vec<rustls::pki_types::CertificateDer<'static>>), String> {
+    use rustls::pki_types::pem::PemObject as _;
     let pem = read_bounded(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let certs = reqwest::Certificate::from_pem_bundle(&pem)
+    let certs = rustls::pki_types::CertificateDer::pem_slice_iter(&pem)
+        .collect::<Result<Vec<_>, _>>()
         .map_err(|e| format!("{} is not a PEM certificate file: {e}", path.display()))?;
     if certs.is_empty() {
         return Err(format!("{} holds no PEM certificate", path.display()));

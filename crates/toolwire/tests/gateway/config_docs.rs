@@ -4,8 +4,6 @@
 //! (from the repository, through `CARGO_MANIFEST_DIR`): no crate includes a file outside its own
 //! directory when it is built, so every crate still packages.
 
-
-
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;

@@ -118,8 +118,11 @@ fn official_tools() -> &'static [(McpRevision, jsonschema::Validator)] {
 }
 
 fn official_tool(revision: McpRevision) -> jsonschema::Validator {
-    let path =
-        format!("{}/../../spec/mcp/{}/schema.json", env!("CARGO_MANIFEST_DIR"), revision.as_str());
+    let path = format!(
+        "{}/../toolwire-check/spec/mcp/{}/schema.json",
+        env!("CARGO_MANIFEST_DIR"),
+        revision.as_str()
+    );
     let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{path}: {err}"));
     let spec: Value = serde_json::from_str(&text).unwrap_or_else(|err| panic!("{path}: {err}"));
     let defs = if spec.get("$defs").is_some() { "$defs" } else { "definitions" };

@@ -25,8 +25,11 @@ fn accepts(schema: &Value, instance: &Value) -> bool {
 
 /// The official `Tool` definition of a revision, from the repository's copy of its schema.
 fn official_tool(revision: McpRevision) -> Value {
-    let path =
-        format!("{}/../../spec/mcp/{}/schema.json", env!("CARGO_MANIFEST_DIR"), revision.as_str());
+    let path = format!(
+        "{}/../toolwire-check/spec/mcp/{}/schema.json",
+        env!("CARGO_MANIFEST_DIR"),
+        revision.as_str()
+    );
     let text = std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{path}: {err}"));
     let spec: Value = serde_json::from_str(&text).unwrap_or_else(|err| panic!("{path}: {err}"));
     let defs = if spec.get("$defs").is_some() { "$defs" } else { "definitions" };

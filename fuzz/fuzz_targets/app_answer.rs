@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::json;
-use toolwire_core::mapper::{OutputMapper, Rendered};
+use toolwire_core::{OutputMapper, Rendered};
 use toolwire_core::{
     Phase, RenderContext, Shape, Target, Timestamp, ToolOutput, legacy, parse_any, wire,
 };

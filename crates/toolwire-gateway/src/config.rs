@@ -615,7 +615,7 @@ fn resolve_phase(
         return Ok(phase);
     }
     match env("TOOLWIRE_PHASE") {
-        Some(text) => text.parse().map_err(|e: toolwire_core::UnknownName| ConfigError {
+        Some(text) => text.parse().map_err(|e: toolwire_core::names::UnknownName| ConfigError {
             file: None,
             key: "TOOLWIRE_PHASE".into(),
             message: e.to_string(),
@@ -698,9 +698,9 @@ fn resolve_limits(
 }
 
 /// The default size limit of a target, as a config value.
-const DEFAULT_MAPPER_LIMIT: u64 = toolwire_core::mapper::DEFAULT_LIMIT as u64;
+const DEFAULT_MAPPER_LIMIT: u64 = toolwire_core::DEFAULT_LIMIT as u64;
 /// The smallest `[limits]` value: what an offload stub needs.
-const MIN_LIMIT: u64 = toolwire_core::mapper::MIN_OFFLOAD_LIMIT as u64;
+const MIN_LIMIT: u64 = toolwire_core::MIN_OFFLOAD_LIMIT as u64;
 
 /// The resolved `[store]` section (and `--data-dir`).
 struct StoreSection {
@@ -1039,11 +1039,11 @@ fn host_profiles(
             return Err(error("`name` must not be empty".into()));
         }
         if let Some(cap) = entry.max_result_bytes
-            && cap < toolwire_core::mapper::MIN_OFFLOAD_LIMIT
+            && cap < toolwire_core::MIN_OFFLOAD_LIMIT
         {
             return Err(error(format!(
                 "`max_result_bytes` = {cap} is below {} bytes, the least an offload stub needs",
-                toolwire_core::mapper::MIN_OFFLOAD_LIMIT
+                toolwire_core::MIN_OFFLOAD_LIMIT
             )));
         }
         hosts.insert(entry);
@@ -1355,7 +1355,7 @@ mod tests {
     #[test]
     fn limits_are_keyed_by_target_name() {
         let Ok(s) = from_text("") else { panic!("refused") };
-        let default = toolwire_core::mapper::DEFAULT_LIMIT as u64;
+        let default = toolwire_core::DEFAULT_LIMIT as u64;
         let mcp_targets = Target::ALL.into_iter().filter(|t| matches!(t, Target::Mcp(_)));
         assert_eq!(s.limits, mcp_targets.clone().map(|t| (t, default)).collect());
         // `mcp` sets every revision but those with their own key, wherever it is written.

@@ -12,20 +12,24 @@
 //!   the signing keys), bound to tool, caller, arguments and expiry.
 //! - [`offload()`]: the mapper's offload step (store, sign, finish the stub);
 //!   [`read_resource`]: the `resources/read` result of a link.
+//!
+//! The modules are private: every public item is re-exported here, at one path.
 
-pub mod config;
-pub mod keys;
-pub mod link;
-pub mod memory;
-pub mod offload;
+#![warn(unreachable_pub)]
+
+mod config;
+mod keys;
+mod link;
+mod memory;
+mod offload;
 mod private_dir;
-pub mod quota;
-pub mod read;
-pub mod record;
-pub mod redb_store;
-pub mod redis_store;
-pub mod seal;
-pub mod store;
+mod quota;
+mod read;
+mod record;
+mod redb_store;
+mod redis_store;
+mod seal;
+mod store;
 
 pub use config::{OpenError, StoreConfig, StoredResults};
 pub use keys::{KEYS_ENV, KEYS_FILE, KeyError, KeySet, SigningKey};
@@ -39,6 +43,6 @@ pub use read::{
 };
 pub use record::{Record, RecordId};
 pub use redb_store::{RESULTS_FILE, RedbOptions, RedbStore};
-pub use redis_store::RedisStore;
+pub use redis_store::{KEY_PREFIX, RedisStore};
 pub use seal::{Binding, DEFAULT_STATE_TTL, StateError, StateSealer};
 pub use store::{Clock, ResultStore, StoreError, StoreFuture, SystemClock};

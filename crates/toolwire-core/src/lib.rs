@@ -10,7 +10,7 @@
 //! concepts an adapter reaches into by name: [`input`] (the input requests of a multi-round
 //! call), [`host`] (host profiles), [`revision`] (the MCP revision table), [`mcp`] and
 //! [`resource`] (the MCP wire shapes), [`v1`] and [`legacy`] (the serialized forms), and the
-//! small helpers the wire checks share: [`grammar`], [`pointer`], [`parse`], [`json_kind`],
+//! small helpers the wire checks share: [`grammar`], [`pointer`](mod@pointer), [`parse`], [`json_kind`],
 //! [`names`]. The layers inside the crate (ARCHITECTURE.md, "The core's layers") are kept by a
 //! test.
 

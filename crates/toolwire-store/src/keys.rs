@@ -23,7 +23,7 @@ pub const KEYS_FILE: &str = "signing-keys.json";
 /// The environment variable that may hold the keys (same JSON as the file).
 pub const KEYS_ENV: &str = "TOOLWIRE_SIGNING_KEYS";
 /// The fewest secret bytes a key may have (the HMAC-SHA256 output size).
-pub(crate) const MIN_SECRET_BYTES: usize = 32;
+pub const MIN_SECRET_BYTES: usize = 32;
 
 /// HMAC-SHA256, the link MAC.
 pub(crate) type HmacSha256 = Hmac<Sha256>;

@@ -32,14 +32,14 @@ mod seal;
 mod store;
 
 pub use config::{OpenError, StoreConfig, StoredResults};
-pub use keys::{KEYS_ENV, KEYS_FILE, KeyError, KeySet, SigningKey};
+pub use keys::{KEYS_ENV, KEYS_FILE, KeyError, KeySet, MIN_SECRET_BYTES, SigningKey};
 pub use link::{LinkSigner, NotFound, URI_TEMPLATE, VerifiedLink};
 pub use memory::MemoryStore;
 pub use offload::{DEFAULT_LINK_TTL, OffloadFallback, OffloadOptions, Offloaded, offload};
 pub use quota::{DEFAULT_PRINCIPAL_QUOTA, DEFAULT_TOTAL_QUOTA, Quota, QuotaScope};
 pub use read::{
-    ReadError, ReadResourceResult, ResourceEntry, read_resource, resource_template,
-    resource_templates_list_result,
+    ReadError, ReadResourceResult, ResourceEntry, STORE_UNAVAILABLE_MESSAGE, UNREADABLE_MESSAGE,
+    read_resource, resource_template, resource_templates_list_result,
 };
 pub use record::{Record, RecordId};
 pub use redb_store::{RESULTS_FILE, RedbOptions, RedbStore};

@@ -20,11 +20,11 @@ pub(crate) const INTERNAL_ERROR: i64 = -32603;
 
 /// The message of a read that failed because the store (its disk, Redis) is down for now: what
 /// happened and what to do, for a caller that is often a model.
-pub(crate) const STORE_UNAVAILABLE_MESSAGE: &str = "The result store is temporarily unavailable, so \
+pub const STORE_UNAVAILABLE_MESSAGE: &str = "The result store is temporarily unavailable, so \
     the stored result could not be read; the link is still valid: retry resources/read later";
 
 /// The message of any other read that failed on toolwire's side (a damaged record).
-pub(crate) const UNREADABLE_MESSAGE: &str = "The stored result could not be read";
+pub const UNREADABLE_MESSAGE: &str = "The stored result could not be read";
 
 /// Why a link could not be read.
 #[non_exhaustive]

@@ -1,6 +1,8 @@
 //! The one MCP lowering: a `CallToolResult` for every revision, driven by the capability table
-//! [`McpCaps::of`]. The revisions differ only in the rows of that table; the block order and the
-//! structured slot come from the layout.
+//! [`McpCaps::of`](crate::revision::McpCaps::of). The revisions differ only in the rows of that
+//! table; the block order and the structured slot come from the layout. The wire shapes are in
+//! `shapes.rs`, the lowering of a layout to them in `lowering.rs`, and the render an SDK adapter
+//! keeps ([`McpOutput`]) in `output.rs`.
 //!
 //! The result is built as borrowing serde structs ([`CallToolResult`], [`InputRequiredResult`])
 //! whose field order is the key order: serialized, they are the exact wire text; read field by

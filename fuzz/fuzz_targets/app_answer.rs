@@ -13,9 +13,10 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::json;
-use toolwire_core::mapper::{OutputMapper, Rendered};
+use toolwire_check::wire;
 use toolwire_core::{
-    Phase, RenderContext, Shape, Target, Timestamp, ToolOutput, legacy, parse_any, wire,
+    OutputMapper, Phase, RenderContext, Rendered, Shape, Target, Timestamp, ToolOutput, legacy,
+    parse_any,
 };
 
 fn declared() -> &'static ToolOutput {

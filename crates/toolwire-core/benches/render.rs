@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::{Map, Value, json};
-use toolwire_core::mapper::{OutputMapper, RenderContext, Rendered};
+use toolwire_core::{OutputMapper, RenderContext, Rendered};
 use toolwire_core::{Phase, Target, Timestamp, ToolResult};
 
 const NOW: &str = "2026-11-29T10:00:00Z";
@@ -138,7 +138,7 @@ fn bench(c: &mut Criterion) {
                 let Ok(target) = *target else { panic!("bad target {name}") };
                 // No limit: the benchmark measures rendering, not offloading.
                 let mapper = OutputMapper::new(
-                    toolwire_core::mapper::MapperConfig::default().with_limit(target, None),
+                    toolwire_core::MapperConfig::default().with_limit(target, None),
                 );
                 let ctx = RenderContext::new("result", now);
                 let ours = mapped(&mapper, &result, target, *phase, &ctx);

@@ -211,7 +211,7 @@ pub fn read_instruction(uri: &str, reads_links: bool) -> String {
     if reads_links {
         "read it with resources/read".to_owned()
     } else {
-        let arguments = crate::lower::to_json_string(&ReadResultArguments { uri });
+        let arguments = crate::json_text::to_json_string(&ReadResultArguments { uri });
         format!("read it by calling the tool {READ_RESULT_TOOL} with {arguments}")
     }
 }

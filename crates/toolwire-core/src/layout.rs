@@ -15,7 +15,7 @@ use crate::timestamp::Timestamp;
 /// One abstract content block, in the order the MCP lowering emits them.
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Block {
+pub(crate) enum Block {
     /// Compat phase: the legacy envelope text (the raw string of a parsed legacy envelope).
     Envelope,
     /// A passthrough result: its raw string, alone.
@@ -41,7 +41,7 @@ pub enum Block {
 /// What the declared output schema says about the data, as far as wrapping goes.
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DataSchema {
+pub(crate) enum DataSchema {
     /// The tool declares no output schema.
     None,
     /// The declared schema's root is `"type": "object"`.
@@ -54,7 +54,7 @@ pub enum DataSchema {
 /// decides whether and how it is sent.
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Structured {
+pub(crate) enum Structured {
     /// Nothing.
     Absent,
     /// The data, wrapped as the declared schema requires.
@@ -76,7 +76,7 @@ pub(crate) struct Declared {
 
 /// The layout of one render: the result and what was decided about it.
 #[derive(Debug, Clone, Copy)]
-pub struct Layout<'r> {
+pub(crate) struct Layout<'r> {
     result: &'r ToolResult,
     plan: &'r Plan,
 }
@@ -129,32 +129,32 @@ impl<'r> Layout<'r> {
     }
 
     /// The blocks, in wire order.
-    pub fn blocks(&self) -> &'r [Block] {
+    pub(crate) fn blocks(&self) -> &'r [Block] {
         &self.plan.blocks
     }
 
     /// The structured slot.
-    pub fn structured(&self) -> Structured {
+    pub(crate) fn structured(&self) -> Structured {
         self.plan.structured
     }
 
     /// The result being rendered.
-    pub fn result(&self) -> &'r ToolResult {
+    pub(crate) fn result(&self) -> &'r ToolResult {
         self.result
     }
 
     /// The data as compact JSON text (the result's own, never re-serialized).
-    pub fn data_json(&self) -> Option<&'r str> {
+    pub(crate) fn data_json(&self) -> Option<&'r str> {
         self.result.data_json()
     }
 
     /// The data as raw JSON (the result's own).
-    pub fn data_raw(&self) -> Option<&'r RawValue> {
+    pub(crate) fn data_raw(&self) -> Option<&'r RawValue> {
         self.result.data.as_ref().map(Data::raw)
     }
 
     /// The generation time every lowering writes.
-    pub fn generated_at(&self) -> Timestamp {
+    pub(crate) fn generated_at(&self) -> Timestamp {
         self.plan.generated_at
     }
 

@@ -21,12 +21,14 @@ use serde_json::{Map, Value};
 
 use crate::data::Data;
 use crate::error::{ErrorCode, ToolError};
+use crate::form::{
+    as_u64, parse_pagination, parse_parts, parse_query, parse_stored_links, parse_timestamp,
+};
 use crate::grammar::{self, LEGACY_NAMESPACE};
 use crate::link::{STORED_RESULT_PREFIX, StoredLink};
 use crate::meta::check_namespace;
 use crate::part::Part;
 use crate::result::{Provenance, ToolResult};
-use crate::v1;
 
 /// The message of a failure whose envelope gives none.
 pub const FALLBACK_MESSAGE: &str = "The tool call failed.";
@@ -263,18 +265,18 @@ fn apply_meta(result: &mut ToolResult, entries: Vec<(String, Value)>) {
                 Value::String(summary) => result.summary = Some(summary),
                 other => keep_legacy(result, &key, other),
             },
-            "parts" => match v1::parse_parts(&value, "parts") {
+            "parts" => match parse_parts(&value, "parts") {
                 Ok(parts) => result.parts = parts,
                 Err(_) => keep_legacy(result, &key, value),
             },
-            "storedLinks" => match v1::parse_stored_links(&value, "storedLinks") {
+            "storedLinks" => match parse_stored_links(&value, "storedLinks") {
                 Ok(links) => {
                     result.stored_links = links;
                     links_from_list = true;
                 }
                 Err(_) => keep_legacy(result, &key, value),
             },
-            "pagination" => match v1::parse_pagination(&value, "pagination") {
+            "pagination" => match parse_pagination(&value, "pagination") {
                 Ok(pagination) => result.meta.pagination = Some(pagination),
                 Err(_) => keep_legacy(result, &key, value),
             },
@@ -282,19 +284,19 @@ fn apply_meta(result: &mut ToolResult, entries: Vec<(String, Value)>) {
                 Value::Bool(flag) => result.meta.dry_run = Some(flag),
                 other => keep_legacy(result, &key, other),
             },
-            "responseSize" => match v1::as_u64(&value) {
+            "responseSize" => match as_u64(&value) {
                 Some(size) => result.meta.response_size = Some(size),
                 None => keep_legacy(result, &key, value),
             },
-            "query" => match v1::parse_query(&value, "query") {
+            "query" => match parse_query(&value, "query") {
                 Ok(query) => result.meta.query = Some(query),
                 Err(_) => keep_legacy(result, &key, value),
             },
-            "generatedAt" => match v1::parse_timestamp(&value, "generatedAt") {
+            "generatedAt" => match parse_timestamp(&value, "generatedAt") {
                 Ok(at) => result.meta.generated_at = Some(at),
                 Err(_) => keep_legacy(result, &key, value),
             },
-            "expiresAt" => match v1::parse_timestamp(&value, "expiresAt") {
+            "expiresAt" => match parse_timestamp(&value, "expiresAt") {
                 Ok(at) => result.meta.expires_at = Some(at),
                 Err(_) => keep_legacy(result, &key, value),
             },

@@ -4,41 +4,76 @@
 //! The core is sans-IO: rendering never blocks and never touches files or the network. When a
 //! result is too large for its target, the mapper hands back the bytes to store and finishes the
 //! render once the caller passes the link.
+//!
+//! Every public item has one path. The result object, its parts and metadata, the targets, the
+//! output schema and the mapper are re-exported here at the root; the public modules are the
+//! concepts an adapter reaches into by name: [`input`] (the input requests of a multi-round
+//! call), [`host`] (host profiles), [`revision`] (the MCP revision table), [`mcp`] and
+//! [`resource`] (the MCP wire shapes), [`v1`] and [`legacy`] (the serialized forms), and the
+//! small helpers the wire checks share: [`grammar`], [`pointer`](mod@pointer), [`parse`], [`json_kind`],
+//! [`names`]. The layers inside the crate (ARCHITECTURE.md, "The core's layers") are kept by a
+//! test.
 
+#![warn(unreachable_pub)]
+
+mod any;
 mod data;
-pub mod error;
+mod error;
+mod form;
 pub mod grammar;
 pub mod host;
+mod identity;
 pub mod input;
 pub mod json_kind;
+mod json_text;
 mod layout;
 pub mod legacy;
-pub mod link;
-pub mod lower;
-pub mod mapper;
-pub mod meta;
+mod link;
+mod lower;
+mod mapper;
+mod meta;
 pub mod names;
 pub mod parse;
-pub mod part;
+mod part;
 pub mod pointer;
-pub mod result;
+mod result;
 pub mod revision;
-pub mod schema;
-pub mod timestamp;
+mod schema;
+mod target;
+mod timestamp;
 pub mod v1;
 
+/// The MCP wire shapes: an [`McpOutput`](mcp::McpOutput) (an MCP render kept with its result, from
+/// [`OutputMapper::render_owned`]) and the typed `CallToolResult` or `InputRequiredResult` it lends
+/// out, block by block.
+pub mod mcp {
+    pub use crate::form::{
+        Base64, EmptyObject, EnvelopeData, EnvelopeStructured, PartUri, PrefixedOne, ResourceLink,
+    };
+    pub use crate::lower::mcp::{
+        CallToolResult, ContentBlock, EmbeddedContents, EmbeddedResource, InputRequiredResult,
+        McpOutput, McpResult, MediaContent, ResourceUri, ResultMeta, StructuredContent, Text,
+    };
+}
+
+/// The MCP `resources/read` result of a stored tool result and the resource templates list.
+pub mod resource {
+    pub use crate::lower::resource::{
+        ReadResourceResult, ResourceEntry, ResourceTemplate, ResourceTemplatesList,
+        STORED_RESULT_TEMPLATE_NAME, TEMPLATES_TTL_MS, read_result, stored_result_template,
+        templates_list,
+    };
+}
+
+pub use any::{ParseError, parse_any};
 pub use data::PreparedData;
 pub use error::{ErrorCode, ToolError};
-pub use host::{HostProfile, HostProfiles, Reads, model_view};
-pub use input::{Confirmation, Elicited, InputRequest, InputRequired, InputRound};
-pub use link::StoredLink;
-pub use lower::mcp::McpOutput;
+pub use link::{STORED_RESULT_PREFIX, StoredLink};
 pub use mapper::{
-    ConfigError, MapperConfig, NeedsOffload, Output, OutputMapper, RenderContext, RenderError,
-    Rendered,
+    ConfigError, DEFAULT_LIMIT, MAX_INLINE, MIN_OFFLOAD_LIMIT, MapperConfig, NeedsOffload, Output,
+    OutputMapper, PendingStub, RenderContext, RenderError, Rendered, asks_natively,
 };
-pub use meta::{Extensions, Metadata, Pagination, Query};
-pub use parse::{ParseError, parse_any};
+pub use meta::{ExtensionError, Extensions, Metadata, Pagination, Query, check_namespace};
 pub use part::{
     BinaryPart, EmbeddedResourcePart, Part, ResourceContents, ResourceLinkPart, TextPart,
 };
@@ -46,10 +81,8 @@ pub use result::{
     BuildError, InternalError, IntoToolResult, Provenance, ToolResult, ToolResultBuilder,
 };
 pub use schema::{
-    SchemaError, ToolOutput, ValidationMode, Violation, envelope_structured, exact_numbers,
+    SchemaError, ToolOutput, ValidationMode, envelope_structured, exact_numbers,
     publish_input_schema,
 };
-pub use timestamp::Timestamp;
-pub mod target;
-pub use names::UnknownName;
 pub use target::{A2aVersion, McpRevision, Phase, Shape, Target, TargetError};
+pub use timestamp::{Timestamp, TimestampError};

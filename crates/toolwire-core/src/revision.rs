@@ -205,6 +205,14 @@ const V2026_07_28: McpCaps = McpCaps {
     ..V2025_11_25
 };
 
+impl McpRevision {
+    /// Whether the revision is stateless (no `initialize` handshake): the revision table's
+    /// [`stateless`](McpCaps::stateless) column.
+    pub fn is_stateless(self) -> bool {
+        McpCaps::of(self).stateless
+    }
+}
+
 impl McpCaps {
     /// The row of `revision`.
     pub const fn of(revision: McpRevision) -> Self {

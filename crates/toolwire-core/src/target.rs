@@ -58,12 +58,6 @@ impl McpRevision {
             .find(|r| r.as_str() <= date)
             .ok_or_else(|| TargetError::TooOld(date.to_owned()))
     }
-
-    /// Whether the revision is stateless (no `initialize` handshake): the revision table's
-    /// [`stateless`](crate::revision::McpCaps::stateless) column.
-    pub fn is_stateless(self) -> bool {
-        crate::revision::McpCaps::of(self).stateless
-    }
 }
 
 /// Checks that `text` is a `YYYY-MM-DD` day of the Gregorian calendar.

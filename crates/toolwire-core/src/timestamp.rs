@@ -149,7 +149,7 @@ impl Timestamp {
 /// to 9999 (`None` outside them). Every result and log line carries the current second, often
 /// several times: the last second written on a thread is kept, and the others are worked out
 /// with integer arithmetic (a fraction of what a general date formatter costs).
-pub fn seconds_text(seconds: i64) -> Option<[u8; 19]> {
+pub(crate) fn seconds_text(seconds: i64) -> Option<[u8; 19]> {
     thread_local! {
         static LAST: Cell<Option<(i64, [u8; 19])>> = const { Cell::new(None) };
     }

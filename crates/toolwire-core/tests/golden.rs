@@ -5,7 +5,7 @@
 mod golden_support;
 
 use golden_support::*;
-use toolwire_core::mapper::{MapperConfig, Output, RenderContext, Rendered};
+use toolwire_core::{MapperConfig, Output, RenderContext, Rendered};
 use toolwire_core::{OutputMapper, Phase, Target, ToolResult};
 
 #[test]

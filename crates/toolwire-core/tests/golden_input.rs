@@ -5,8 +5,8 @@
 mod golden_support;
 
 use golden_support::*;
-use toolwire_core::mapper::{RenderContext, asks_natively};
 use toolwire_core::{ErrorCode, McpRevision, Phase, Target, legacy, v1};
+use toolwire_core::{RenderContext, asks_natively};
 
 /// A stand-in for the sealed state the gateway passes in.
 const SEALED: &str = "v1.k1.c2VhbGVkLXN0YXRl";

@@ -7,7 +7,7 @@ mod golden_support;
 use golden_support::*;
 use serde_json::{Value, json};
 use toolwire_core::host::{HostProfile, HostProfiles, PREVIEW_BYTES, Reads, model_view};
-use toolwire_core::mapper::{MapperConfig, OutputMapper, RenderContext, Rendered};
+use toolwire_core::{MapperConfig, OutputMapper, RenderContext, Rendered};
 use toolwire_core::{McpRevision, Part, Phase, Shape, Target, ToolOutput, ToolResult};
 
 /// One fact the model must be able to read, and the strings any of which shows it.

@@ -5,12 +5,12 @@ mod golden_support;
 
 use golden_support::*;
 use serde_json::{Value, json};
-use toolwire_core::mapper::{
-    MAX_INLINE, MapperConfig, NeedsOffload, OutputMapper, RenderContext, RenderError, Rendered,
-};
 use toolwire_core::{
     A2aVersion, ErrorCode, Phase, Query, Shape, StoredLink, Target, ToolError, ToolOutput,
     ToolResult,
+};
+use toolwire_core::{
+    MAX_INLINE, MapperConfig, NeedsOffload, OutputMapper, RenderContext, RenderError, Rendered,
 };
 
 fn big_data(bytes: usize) -> Value {

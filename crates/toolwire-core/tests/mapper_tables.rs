@@ -6,12 +6,12 @@ mod golden_support;
 use golden_support::*;
 use serde_json::{Value, json};
 use toolwire_check::wire;
-use toolwire_core::lower::{McpCaps, StructuredCap};
-use toolwire_core::mapper::{MapperConfig, OutputMapper, RenderContext};
+use toolwire_core::revision::{McpCaps, StructuredCap};
 use toolwire_core::{
     ErrorCode, McpRevision, Part, Phase, ResourceLinkPart, Shape, StoredLink, Target, ToolError,
     ToolOutput, ToolResult, ValidationMode, legacy,
 };
+use toolwire_core::{MapperConfig, OutputMapper, RenderContext};
 
 const SC_REVISIONS: [&str; 3] = ["mcp-2025-06-18", "mcp-2025-11-25", "mcp-2026-07-28"];
 

@@ -5,7 +5,7 @@ mod golden_support;
 
 use golden_support::*;
 use serde_json::Value;
-use toolwire_core::mapper::{MapperConfig, OutputMapper, RenderContext, Rendered};
+use toolwire_core::{MapperConfig, OutputMapper, RenderContext, Rendered};
 use toolwire_core::{Output, Shape, Target, ToolOutput, ToolResult};
 
 fn complete(rendered: Result<Rendered, toolwire_core::RenderError>) -> Output {

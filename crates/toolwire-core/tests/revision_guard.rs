@@ -6,8 +6,12 @@
 //! Tests under `tests/` are not scanned: they state expectations independently of the table
 //! (the gateway tests compare the negotiated date strings of their clients).
 
+mod source_scan;
+
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use source_scan::{rust_files, strip_strings_and_comments};
 
 /// Where comparisons are the point.
 const TABLE: &str = "toolwire-core/src/revision.rs";
@@ -69,18 +73,6 @@ fn the_patterns_catch_comparisons_and_nothing_else() {
         "r#\"revision >= McpRevision::V2025_06_18\"#",
     ] {
         assert_eq!(revision_comparison(line), None, "flagged: {line}");
-    }
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
     }
 }
 
@@ -146,35 +138,4 @@ fn is_revision(operand: &str) -> bool {
         || operand.ends_with(".revision")
         || operand.ends_with("_revision")
         || operand == "since"
-}
-
-/// The code of one line without `//` comments and with string literals emptied.
-fn strip_strings_and_comments(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut chars = line.chars().peekable();
-    let mut in_string = false;
-    while let Some(c) = chars.next() {
-        if in_string {
-            match c {
-                '\\' => {
-                    chars.next();
-                }
-                '"' => {
-                    in_string = false;
-                    out.push('"');
-                }
-                _ => {}
-            }
-            continue;
-        }
-        match c {
-            '/' if chars.peek() == Some(&'/') => break,
-            '"' => {
-                in_string = true;
-                out.push('"');
-            }
-            _ => out.push(c),
-        }
-    }
-    out
 }

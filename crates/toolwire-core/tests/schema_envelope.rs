@@ -2,8 +2,9 @@
 //! accepts and refuses.
 
 use serde_json::{Value, json};
+use toolwire_core::pointer::Violation;
 use toolwire_core::{
-    ErrorCode, McpRevision, Shape, ToolError, ToolOutput, ToolResult, ValidationMode, Violation,
+    ErrorCode, McpRevision, Shape, ToolError, ToolOutput, ToolResult, ValidationMode,
     envelope_structured,
 };
 

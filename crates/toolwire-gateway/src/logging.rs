@@ -431,7 +431,7 @@ impl fmt::Write for Sanitized<'_, '_> {
 
 /// The time of a line as tracing's default timer writes it (`2026-12-01T21:31:11.123456Z`,
 /// UTC): a [`Timestamp`] with six fraction digits, its date and time of day worked out once per
-/// second ([`toolwire_core::timestamp::seconds_text`]).
+/// second.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Clock;
 

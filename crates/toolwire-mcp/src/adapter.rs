@@ -148,7 +148,6 @@ impl Renderer {
             Rendered::NeedsOffload(needs) => {
                 server::offload(config, tool, needs, &principal).await?
             }
-            _ => return Err(internal("the mapper returned an unknown render")),
         };
         for warning in output.warnings() {
             tracing::warn!(%tool, %warning, "render warning");

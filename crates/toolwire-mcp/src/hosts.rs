@@ -220,7 +220,7 @@ pub(crate) async fn read_result(
         .into_iter()
         .flatten()
         .min()
-        .unwrap_or(toolwire_core::mapper::DEFAULT_LIMIT);
+        .unwrap_or(toolwire_core::DEFAULT_LIMIT);
     let ctx = RenderContext::new(READ_RESULT_TOOL, now).host(host);
     let args = read_args(arguments);
     // JSON text is escaped once in the text block and again inside the compat envelope: a

@@ -19,9 +19,9 @@ use rmcp::ErrorData;
 use rmcp::model::{CallToolRequestParams, ClientCapabilities, InputRequests, ServerRequest};
 use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde_json::{Map, Value};
-use toolwire_core::input::{Capability, InputRequest};
-use toolwire_core::lower::McpCaps;
-use toolwire_core::{InputRequired, InputRound, McpRevision, ToolResult};
+use toolwire_core::input::{Capability, InputRequest, InputRequired, InputRound};
+use toolwire_core::revision::McpCaps;
+use toolwire_core::{McpRevision, ToolResult};
 use toolwire_store::{Binding, DEFAULT_STATE_TTL, StateSealer};
 
 use crate::registry::{CallContext, Principal, RegisteredTool};
@@ -384,8 +384,7 @@ pub(crate) fn checked(result: ToolResult, asks: Asks) -> ToolResult {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
-    use toolwire_core::InputRequest;
-    use toolwire_core::input::confirm_request;
+    use toolwire_core::input::{InputRequest, confirm_request};
 
     use super::*;
 

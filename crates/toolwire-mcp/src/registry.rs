@@ -15,11 +15,9 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use toolwire_core::input::Capability;
-use toolwire_core::{
-    InputRound, McpRevision, SchemaError, Shape, ToolError, ToolOutput, ToolResult,
-};
+use toolwire_core::input::{Capability, InputRound};
 pub use toolwire_core::{InternalError, IntoToolResult};
+use toolwire_core::{McpRevision, SchemaError, Shape, ToolError, ToolOutput, ToolResult};
 
 use crate::publish;
 use crate::validate::{self, CompiledSchema};

@@ -7,7 +7,7 @@ use rmcp::model::{
     CacheScope, ListResourceTemplatesResult, ReadResourceResult, ResourceContents,
     ResourceTemplate, ResultType,
 };
-use toolwire_core::lower::resource::{self as core, ResourceEntry, ResourceTemplatesList};
+use toolwire_core::resource::{self as core, ResourceEntry, ResourceTemplatesList};
 use toolwire_store::ReadError;
 
 /// A stored result's `resources/read` result as rmcp sends it.

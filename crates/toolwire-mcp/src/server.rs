@@ -26,7 +26,7 @@ use rmcp::model::{
 use rmcp::service::{MaybeSendFuture, RequestContext, RoleServer};
 use serde_json::{Value, json};
 use toolwire_core::host::{HostProfile, HostProfiles, READ_RESULT_TOOL};
-use toolwire_core::lower::mcp::{ContentBlock, McpResult};
+use toolwire_core::mcp::{ContentBlock, McpResult};
 use toolwire_core::{
     MapperConfig, McpRevision, NeedsOffload, Output, OutputMapper, Phase, Query, RenderContext,
     Rendered, Target, Timestamp, ToolError, ToolResult,
@@ -378,7 +378,6 @@ impl McpServer {
             Rendered::NeedsOffload(needs) => {
                 offload(&self.gateway.config, &tool.spec.name, needs, principal).await?
             }
-            _ => return Err(internal(&tool.spec.name, "the mapper returned an unknown render")),
         };
         for warning in output.warnings() {
             tracing::warn!(tool = %tool.spec.name, %warning, "render warning");
@@ -588,7 +587,6 @@ pub(crate) fn call_tool_response(output: Output) -> Result<CallToolResponse, Str
                 result.with_meta(meta_object(&typed.meta)?),
             ));
         }
-        _ => return Err("the mapper rendered an unknown MCP result".to_owned()),
     };
     // After the borrowed view is gone: the data moves out of the result.
     result.structured_content = mcp.into_structured_content();
@@ -650,7 +648,6 @@ fn content_block(block: ContentBlock<'_>) -> Result<rmcp::model::ContentBlock, S
             resource.meta = link.meta.as_ref().map(meta_object).transpose()?;
             Block::ResourceLink(resource)
         }
-        _ => return Err("the mapper rendered an unknown content block".to_owned()),
     })
 }
 
@@ -895,8 +892,8 @@ fn extension<T: ?Sized, M: rmcp::model::ConstString>(
 #[cfg(test)]
 mod tests {
     use serde_json::json;
-    use toolwire_core::input::confirm_request;
-    use toolwire_core::{InputRequired, Part, ResourceLinkPart, StoredLink, ToolResultBuilder};
+    use toolwire_core::input::{InputRequired, confirm_request};
+    use toolwire_core::{Part, ResourceLinkPart, StoredLink, ToolResultBuilder};
 
     use super::*;
 

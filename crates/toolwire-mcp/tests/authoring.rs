@@ -205,7 +205,7 @@ struct Routed {
 #[tool_router]
 impl Routed {
     fn new() -> Self {
-        let limit = Some(toolwire_core::mapper::MIN_OFFLOAD_LIMIT);
+        let limit = Some(toolwire_core::MIN_OFFLOAD_LIMIT);
         let mapper = McpRevision::ALL.into_iter().fold(
             MapperConfig::default().with_server_info("routed", "3.0.0"),
             |mapper, revision| mapper.with_limit(Target::Mcp(revision), limit),

@@ -12,33 +12,37 @@
 //!   the signing keys), bound to tool, caller, arguments and expiry.
 //! - [`offload()`]: the mapper's offload step (store, sign, finish the stub);
 //!   [`read_resource`]: the `resources/read` result of a link.
+//!
+//! The modules are private: every public item is re-exported here, at one path.
 
-pub mod config;
-pub mod keys;
-pub mod link;
-pub mod memory;
-pub mod offload;
+#![warn(unreachable_pub)]
+
+mod config;
+mod keys;
+mod link;
+mod memory;
+mod offload;
 mod private_dir;
-pub mod quota;
-pub mod read;
-pub mod record;
-pub mod redb_store;
-pub mod redis_store;
-pub mod seal;
-pub mod store;
+mod quota;
+mod read;
+mod record;
+mod redb_store;
+mod redis_store;
+mod seal;
+mod store;
 
 pub use config::{OpenError, StoreConfig, StoredResults};
-pub use keys::{KEYS_ENV, KEYS_FILE, KeyError, KeySet, SigningKey};
+pub use keys::{KEYS_ENV, KEYS_FILE, KeyError, KeySet, MIN_SECRET_BYTES, SigningKey};
 pub use link::{LinkSigner, NotFound, URI_TEMPLATE, VerifiedLink};
 pub use memory::MemoryStore;
 pub use offload::{DEFAULT_LINK_TTL, OffloadFallback, OffloadOptions, Offloaded, offload};
 pub use quota::{DEFAULT_PRINCIPAL_QUOTA, DEFAULT_TOTAL_QUOTA, Quota, QuotaScope};
 pub use read::{
-    ReadError, ReadResourceResult, ResourceEntry, read_resource, resource_template,
-    resource_templates_list_result,
+    ReadError, ReadResourceResult, ResourceEntry, STORE_UNAVAILABLE_MESSAGE, UNREADABLE_MESSAGE,
+    read_resource, resource_template, resource_templates_list_result,
 };
 pub use record::{Record, RecordId};
 pub use redb_store::{RESULTS_FILE, RedbOptions, RedbStore};
-pub use redis_store::RedisStore;
+pub use redis_store::{KEY_PREFIX, RedisStore};
 pub use seal::{Binding, DEFAULT_STATE_TTL, StateError, StateSealer};
 pub use store::{Clock, ResultStore, StoreError, StoreFuture, SystemClock};

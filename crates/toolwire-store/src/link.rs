@@ -19,9 +19,9 @@ use crate::keys::{HmacSha256, KeySet, SigningKey};
 use crate::record::RecordId;
 
 /// The start of every stored-result link.
-pub const LINK_PREFIX: &str = toolwire_core::link::STORED_RESULT_PREFIX;
+pub(crate) const LINK_PREFIX: &str = toolwire_core::STORED_RESULT_PREFIX;
 /// The domain separator that starts every MAC input (and names the link format's version).
-pub const MAC_CONTEXT: &str = "toolwire-link-v1";
+pub(crate) const MAC_CONTEXT: &str = "toolwire-link-v1";
 /// The URI template of stored results (RFC 6570), for `resources/templates/list`.
 pub const URI_TEMPLATE: &str = "toolwire://results/{id}{?exp,kid,sig}";
 

@@ -7,9 +7,9 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
+use toolwire_core::StoredLink;
 use toolwire_core::Timestamp;
-use toolwire_core::link::StoredLink;
-use toolwire_core::mapper::{MAX_INLINE, NeedsOffload, Output, PendingStub, RenderError};
+use toolwire_core::{MAX_INLINE, NeedsOffload, Output, PendingStub, RenderError};
 
 use crate::config::StoredResults;
 use crate::record::Record;

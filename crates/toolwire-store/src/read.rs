@@ -1,14 +1,14 @@
 //! Reading a stored result back through its link: fetching and verifying it, then the core's
-//! `resources/read` lowering ([`toolwire_core::lower::resource`], DESIGN §6), the not-found error
+//! `resources/read` lowering ([`toolwire_core::resource`], DESIGN §6), the not-found error
 //! of each revision, and the resource template of stored results.
 
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
-use toolwire_core::lower::resource::{self, ResourceTemplatesList};
+use toolwire_core::resource::{self, ResourceTemplatesList};
 use toolwire_core::revision::McpCaps;
 use toolwire_core::{McpRevision, v1};
 
-pub use toolwire_core::lower::resource::{ReadResourceResult, ResourceEntry};
+pub use toolwire_core::resource::{ReadResourceResult, ResourceEntry};
 
 use crate::config::StoredResults;
 use crate::link::{NotFound, URI_TEMPLATE};
@@ -16,7 +16,7 @@ use crate::record::RecordId;
 use crate::store::StoreError;
 
 /// JSON-RPC "internal error".
-pub const INTERNAL_ERROR: i64 = -32603;
+pub(crate) const INTERNAL_ERROR: i64 = -32603;
 
 /// The message of a read that failed because the store (its disk, Redis) is down for now: what
 /// happened and what to do, for a caller that is often a model.
@@ -162,9 +162,9 @@ impl StoredResults {
     /// Stores an over-limit render and finishes it: see [`crate::offload::offload`].
     pub async fn offload(
         &self,
-        needs: toolwire_core::mapper::NeedsOffload,
+        needs: toolwire_core::NeedsOffload,
         options: &crate::offload::OffloadOptions,
-    ) -> Result<crate::offload::Offloaded, toolwire_core::mapper::RenderError> {
+    ) -> Result<crate::offload::Offloaded, toolwire_core::RenderError> {
         crate::offload::offload(self, needs, options).await
     }
 }

@@ -20,7 +20,7 @@ use crate::store::{Clock, ResultStore, StoreError, StoreFuture, system_clock};
 /// Every key toolwire writes starts with this.
 pub const KEY_PREFIX: &str = "toolwire:result:";
 /// Prefix of the quota keys (`…all`, `…all:bytes`, `…p:<principal>`, `…p:<principal>:bytes`).
-pub const USAGE_PREFIX: &str = "toolwire:usage:";
+pub(crate) const USAGE_PREFIX: &str = "toolwire:usage:";
 
 /// Prunes expired members of both scopes, checks both quotas, stores the record (`NX`) and
 /// counts it. Returns `{0, used}` (total quota), `{1, used}` (principal quota), `{2, 0}` (id

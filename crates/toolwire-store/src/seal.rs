@@ -23,7 +23,7 @@ use sha2::{Digest, Sha256};
 use crate::keys::{KeySet, SigningKey};
 
 /// The domain label the sealing key is derived under (and the format's version).
-pub const SEAL_CONTEXT: &str = "toolwire-request-state-v1";
+pub(crate) const SEAL_CONTEXT: &str = "toolwire-request-state-v1";
 
 /// The prefix of every sealed state.
 const VERSION: &str = "tw1";
@@ -170,7 +170,7 @@ fn cipher(key: &SigningKey) -> Result<ChaCha20Poly1305, StateError> {
 }
 
 /// The hex SHA-256 of the canonical JSON of `arguments` (keys sorted at every level).
-pub fn arguments_digest(arguments: &Value) -> String {
+pub(crate) fn arguments_digest(arguments: &Value) -> String {
     let canonical = serde_json::to_string(&canonical(arguments)).unwrap_or_default();
     Sha256::digest(canonical.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }

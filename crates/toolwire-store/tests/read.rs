@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use chrono::Utc;
 use serde_json::{Value, json};
-use toolwire_core::mapper::{MapperConfig, OutputMapper, RenderContext, Rendered};
-use toolwire_core::part::{Part, ResourceLinkPart};
+use toolwire_core::{MapperConfig, OutputMapper, RenderContext, Rendered};
 use toolwire_core::{McpRevision, Phase, Target, Timestamp, ToolResult};
+use toolwire_core::{Part, ResourceLinkPart};
 use toolwire_store::{
     KeySet, LinkSigner, MemoryStore, OffloadFallback, OffloadOptions, Quota, ReadError, Record,
     RecordId, ResultStore, StoreError, StoreFuture, StoredResults, resource_template,
@@ -39,10 +39,7 @@ fn big_result() -> ToolResult {
         .unwrap()
 }
 
-fn needs_offload(
-    result: &ToolResult,
-    revision: McpRevision,
-) -> toolwire_core::mapper::NeedsOffload {
+fn needs_offload(result: &ToolResult, revision: McpRevision) -> toolwire_core::NeedsOffload {
     let target = Target::Mcp(revision);
     let mapper = OutputMapper::new(MapperConfig::default().with_limit(target, Some(4096)));
     let now = Timestamp::parse("2026-11-29T10:00:00Z").unwrap();

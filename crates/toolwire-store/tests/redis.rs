@@ -10,9 +10,9 @@ use std::sync::Arc;
 use chrono::Utc;
 use common::{ManualClock, RedisServer, record};
 use serde_json::{Value, json};
-use toolwire_core::mapper::{MapperConfig, OutputMapper, RenderContext, Rendered};
+use toolwire_core::{MapperConfig, OutputMapper, RenderContext, Rendered};
 use toolwire_core::{McpRevision, Phase, Target, Timestamp, ToolResult};
-use toolwire_store::redis_store::KEY_PREFIX;
+use toolwire_store::KEY_PREFIX;
 use toolwire_store::{
     KeySet, OffloadOptions, OpenError, RedisStore, ResultStore, StoreConfig, StoredResults,
 };
@@ -21,7 +21,7 @@ async fn node(server: &RedisServer, keys: &KeySet) -> StoredResults {
     StoredResults::open(&StoreConfig::redis(server.url()), Some(keys.clone())).await.unwrap()
 }
 
-fn needs_offload() -> toolwire_core::mapper::NeedsOffload {
+fn needs_offload() -> toolwire_core::NeedsOffload {
     let target = Target::Mcp(McpRevision::V2025_11_25);
     let mapper = OutputMapper::new(MapperConfig::default().with_limit(target, Some(4096)));
     let rows: Vec<Value> = (0..500).map(|n| json!({"id": n})).collect();

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 
 use crate::wire;
 use serde_json::Value;
-use toolwire_core::lower::mcp::{McpCaps, StructuredCap};
 use toolwire_core::pointer;
+use toolwire_core::revision::{McpCaps, StructuredCap};
 use toolwire_core::{McpRevision, Shape, ToolOutput};
 
 use super::Finding;

@@ -6,9 +6,9 @@
 
 use crate::wire::{self, WireViolation};
 use serde_json::Value;
+use toolwire_core::DEFAULT_LIMIT;
 use toolwire_core::host::{HostProfile, Reads, model_view};
-use toolwire_core::lower::mcp::{McpCaps, StructuredCap};
-use toolwire_core::mapper::DEFAULT_LIMIT;
+use toolwire_core::revision::{McpCaps, StructuredCap};
 use toolwire_core::{McpRevision, Target};
 
 use super::cases::{Case, Expect};

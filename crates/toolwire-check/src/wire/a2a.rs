@@ -7,8 +7,8 @@
 use serde_json::{Map, Value};
 
 use super::{WireViolation, index, pointer};
+use toolwire_core::A2aVersion;
 use toolwire_core::json_kind::kind_of;
-use toolwire_core::target::A2aVersion;
 
 const TASK_KEYS_0_3: &[&str] =
     &["kind", "id", "contextId", "status", "history", "artifacts", "metadata"];

@@ -8,10 +8,10 @@
 use serde_json::{Map, Value};
 
 use super::{WireViolation, index, pointer};
+use toolwire_core::McpRevision;
 use toolwire_core::grammar;
 use toolwire_core::json_kind::kind_of;
 use toolwire_core::revision::{McpCaps, StructuredCap};
-use toolwire_core::target::McpRevision;
 
 /// Whether a revision's row has something.
 type Has = fn(&McpCaps) -> bool;
@@ -354,7 +354,7 @@ pub(crate) fn output_schema_violations(
     out: &mut Vec<WireViolation>,
 ) {
     let validator =
-        match toolwire_core::schema::exact_numbers(jsonschema::options()).offline().build(schema) {
+        match toolwire_core::exact_numbers(jsonschema::options()).offline().build(schema) {
             Ok(validator) => validator,
             Err(err) => {
                 out.push(WireViolation::new(

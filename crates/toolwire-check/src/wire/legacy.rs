@@ -8,9 +8,9 @@
 use serde_json::{Map, Value};
 
 use super::{WireViolation, pointer};
+use toolwire_core::Timestamp;
 use toolwire_core::grammar;
 use toolwire_core::json_kind::kind_of;
-use toolwire_core::timestamp::Timestamp;
 
 const SUCCESS_ORDER: &[&str] = &["success", "data", "_meta"];
 const FAILURE_ORDER: &[&str] = &["success", "error", "code", "details", "_meta"];

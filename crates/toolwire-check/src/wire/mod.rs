@@ -23,7 +23,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 pub(crate) use toolwire_core::pointer::{push as pointer, push_index as index};
-use toolwire_core::target::{A2aVersion, McpRevision, Target};
+use toolwire_core::{A2aVersion, McpRevision, Target};
 
 /// One way a wire document breaks the official schema or toolwire's wire contract: a JSON
 /// pointer into the wire document and what is wrong there (the one

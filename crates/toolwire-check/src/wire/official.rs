@@ -15,7 +15,7 @@ use jsonschema::{ValidationError, Validator};
 use serde_json::{Map, Value, json};
 
 use super::{WireViolation, pointer};
-use toolwire_core::target::{A2aVersion, McpRevision};
+use toolwire_core::{A2aVersion, McpRevision};
 
 const MCP_2024_11_05: &str = include_str!("../../spec/mcp/2024-11-05/schema.json");
 const MCP_2025_03_26: &str = include_str!("../../spec/mcp/2025-03-26/schema.json");

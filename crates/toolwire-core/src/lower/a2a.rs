@@ -18,8 +18,10 @@ use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::{Base64, PrefixedKey, PrefixedMeta, stored_link_name, to_json_string};
+use super::{PrefixedMeta, stored_link_name};
+use crate::form::{Base64, PrefixedKey};
 use crate::input::InputRequests;
+use crate::json_text::to_json_string;
 use crate::layout::Layout;
 use crate::link::StoredLink;
 use crate::part::{Part, ResourceContents};

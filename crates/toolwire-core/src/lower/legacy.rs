@@ -22,12 +22,12 @@ use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::{PaginationJson, PrefixedKey, QueryJson};
+use crate::form::{PaginationJson, Parts, PrefixedKey, QueryJson, StoredLinks};
+use crate::json_text::{escaped_len, json_escaped_len};
 use crate::layout::Layout;
 use crate::link::StoredLink;
 use crate::meta::{Extensions, Metadata};
 use crate::timestamp::Timestamp;
-use crate::v1::{Parts, StoredLinks};
 
 /// The envelope of `layout`'s result. `include_payloads` is false for the compat block, whose
 /// binary parts travel as blocks of their own.
@@ -74,8 +74,8 @@ impl EnvelopeText<'_> {
     /// from its pieces without writing the text.
     pub(crate) fn escaped_len(self) -> usize {
         match self.0.passthrough() {
-            Some(raw) => super::escaped_len(raw.as_bytes()),
-            None => super::json_escaped_len(&Envelope::new(&self.0, false)),
+            Some(raw) => escaped_len(raw.as_bytes()),
+            None => json_escaped_len(&Envelope::new(&self.0, false)),
         }
     }
 }

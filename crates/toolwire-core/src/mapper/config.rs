@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::DEFAULT_LIMIT;
 use crate::grammar;
 use crate::host::{HostProfile, Reads};
+use crate::identity::Names;
 use crate::layout::{DataSchema, Declared};
 use crate::meta::Query;
 use crate::schema::{ToolOutput, ValidationMode};
@@ -35,18 +36,6 @@ pub struct MapperConfig {
     /// Bytes per target; a target without an entry has no limit.
     pub(super) limits: BTreeMap<Target, usize>,
     pub(super) validation: ValidationMode,
-}
-
-/// The names results carry: the `_meta` prefix and `serverInfo`. Shared, so that a result kept
-/// for an SDK (`McpOutput`) holds them without copying them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Names {
-    /// The `_meta` prefix, e.g. `dev.toolwire`.
-    pub(crate) prefix: String,
-    /// `serverInfo.name`.
-    pub(crate) server_name: String,
-    /// `serverInfo.version`.
-    pub(crate) server_version: String,
 }
 
 impl Default for MapperConfig {

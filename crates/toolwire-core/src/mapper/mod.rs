@@ -21,7 +21,6 @@ mod config;
 mod offload;
 mod stub;
 
-pub(crate) use config::Names;
 pub use config::{ConfigError, MapperConfig, RenderContext};
 pub use offload::{NeedsOffload, PendingStub, Rendered};
 
@@ -29,10 +28,12 @@ use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use crate::host;
+use crate::json_text::to_json_string;
 use crate::layout::{Layout, Plan};
 use crate::lower::mcp::McpOutput;
-use crate::lower::{self, a2a, legacy, mcp};
+use crate::lower::{a2a, legacy, mcp};
 use crate::result::ToolResult;
+use crate::revision::McpCaps;
 use crate::schema::{ValidationMode, Violation};
 use crate::target::{McpRevision, Phase, Target};
 use stub::StubPlan;
@@ -211,7 +212,7 @@ fn lower_layout(
         Target::Legacy => legacy::render(&layout, true),
         Target::Mcp(revision) => {
             let settings = mcp_settings(config, ids);
-            lower::to_json_string(&mcp::lower(layout, revision, ids.request_state, &settings))
+            to_json_string(&mcp::lower(layout, revision, ids.request_state, &settings))
         }
         Target::A2a(version) => {
             let task = a2a::TaskIds {
@@ -430,7 +431,7 @@ impl OutputMapper {
 /// `input-required`) rather than as the failure `input_required`.
 pub fn asks_natively(target: Target) -> bool {
     match target {
-        Target::Mcp(revision) => mcp::McpCaps::of(revision).input_required_result,
+        Target::Mcp(revision) => McpCaps::of(revision).input_required_result,
         Target::A2a(_) => true,
         Target::Legacy => false,
     }

@@ -10,7 +10,6 @@ use crate::link::StoredLink;
 use crate::result::ToolResult;
 
 /// What a render produced.
-#[non_exhaustive]
 #[derive(Debug)]
 pub enum Rendered {
     /// The result fits (or the target has no limit).

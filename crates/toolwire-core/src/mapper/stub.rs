@@ -5,10 +5,11 @@ use serde_json::Value;
 
 use super::{Body, Ids, lower_owned};
 use crate::error::{ErrorCode, ToolError};
+use crate::form::QueryJson;
 use crate::host;
+use crate::json_text::{json_len, to_json_string};
 use crate::layout::{Declared, Plan};
 use crate::link::StoredLink;
-use crate::lower;
 use crate::mapper::MapperConfig;
 use crate::meta::Query;
 use crate::result::ToolResult;
@@ -129,12 +130,12 @@ fn cut_str(text: &str, max: usize) -> String {
 /// The query whose compact JSON fits `max` bytes: the tool name cut to a quarter of it, the
 /// arguments replaced by a string holding the start of their JSON text when too long.
 fn cut_query(query: &Query, max: usize) -> Query {
-    let json_len = |q: &Query| lower::json_len(&lower::QueryJson::from(q));
+    let json_len = |q: &Query| json_len(&QueryJson::from(q));
     if json_len(query) <= max {
         return query.clone();
     }
     let tool = cut_str(&query.tool, max / 4);
-    let arguments = lower::to_json_string(&query.arguments);
+    let arguments = to_json_string(&query.arguments);
     let mut budget =
         max.saturating_sub(json_len(&Query::new(tool.clone(), Value::String(String::new()))));
     loop {
@@ -163,7 +164,7 @@ mod tests {
     fn long_queries_are_cut_to_the_budget() {
         let query = Query::new("search", serde_json::json!({"q": "\"".repeat(3000)}));
         let cut = cut_query(&query, 1024);
-        let len = lower::json_len(&lower::QueryJson::from(&cut));
+        let len = json_len(&QueryJson::from(&cut));
         assert!(len <= 1024, "{len}");
         assert!(
             matches!(cut.arguments, Value::String(ref s) if s.starts_with("{\\\"q") || s.starts_with("{\"q"))

@@ -11,7 +11,7 @@ use std::cell::Cell;
 use serde_json::{Map, Value, json};
 
 use super::publish::{self, nest};
-use crate::lower::mcp::EnvelopeStructured;
+use crate::form::EnvelopeStructured;
 use crate::result::ToolResult;
 use crate::revision::{DollarSchema, SchemaRules};
 

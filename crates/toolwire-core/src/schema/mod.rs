@@ -26,7 +26,7 @@ use crate::result::ToolResult;
 use crate::revision::{McpCaps, SchemaRules, StructuredCap};
 use crate::target::{McpRevision, Shape};
 
-pub use crate::pointer::Violation;
+pub(crate) use crate::pointer::Violation;
 pub use envelope::envelope_structured;
 pub use numbers::exact_numbers;
 pub use publish::publish_input_schema;

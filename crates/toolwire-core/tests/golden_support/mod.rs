@@ -4,11 +4,11 @@
 
 use serde_json::{Map, Value, json};
 use toolwire_check::wire;
-use toolwire_core::mapper::{MapperConfig, Output, OutputMapper, RenderContext, Rendered};
 use toolwire_core::{
     ErrorCode, Pagination, Part, Phase, Query, ResourceLinkPart, StoredLink, Target, Timestamp,
     ToolError, ToolOutput, ToolResult, legacy,
 };
+use toolwire_core::{MapperConfig, Output, OutputMapper, RenderContext, Rendered};
 
 /// The render time of every golden render.
 pub fn now() -> Timestamp {
@@ -260,7 +260,6 @@ pub fn render_with(
         Ok(Rendered::NeedsOffload(offload)) => {
             panic!("unexpected offload of {} bytes", offload.size())
         }
-        Ok(other) => panic!("unexpected {other:?}"),
         Err(err) => panic!("{err}"),
     }
 }

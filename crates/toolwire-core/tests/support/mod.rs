@@ -11,7 +11,7 @@ use proptest::collection::{btree_map, vec};
 use proptest::option;
 use proptest::prelude::*;
 use serde_json::{Map, Number, Value};
-use toolwire_core::meta::check_namespace;
+use toolwire_core::check_namespace;
 use toolwire_core::{
     ErrorCode, Pagination, Part, Query, ResourceLinkPart, StoredLink, Timestamp, ToolError,
     ToolResult,

@@ -27,11 +27,11 @@ pub(super) fn resolve(
             return Err(error("`name` must not be empty".into()));
         }
         if let Some(cap) = entry.max_result_bytes
-            && cap < toolwire_core::mapper::MIN_OFFLOAD_LIMIT
+            && cap < toolwire_core::MIN_OFFLOAD_LIMIT
         {
             return Err(error(format!(
                 "`max_result_bytes` = {cap} is below {} bytes, the least an offload stub needs",
-                toolwire_core::mapper::MIN_OFFLOAD_LIMIT
+                toolwire_core::MIN_OFFLOAD_LIMIT
             )));
         }
         hosts.insert(entry);

@@ -59,6 +59,6 @@ pub(super) fn resolve(
 }
 
 /// The default size limit of a target, as a config value.
-const DEFAULT_MAPPER_LIMIT: u64 = toolwire_core::mapper::DEFAULT_LIMIT as u64;
+const DEFAULT_MAPPER_LIMIT: u64 = toolwire_core::DEFAULT_LIMIT as u64;
 /// The smallest `[limits]` value: what an offload stub needs.
-const MIN_LIMIT: u64 = toolwire_core::mapper::MIN_OFFLOAD_LIMIT as u64;
+const MIN_LIMIT: u64 = toolwire_core::MIN_OFFLOAD_LIMIT as u64;

@@ -382,7 +382,7 @@ fn resolve_phase(
         return Ok(phase);
     }
     match env("TOOLWIRE_PHASE") {
-        Some(text) => text.parse().map_err(|e: toolwire_core::UnknownName| ConfigError {
+        Some(text) => text.parse().map_err(|e: toolwire_core::names::UnknownName| ConfigError {
             file: None,
             key: "TOOLWIRE_PHASE".into(),
             message: e.to_string(),

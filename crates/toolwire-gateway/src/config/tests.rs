@@ -267,7 +267,7 @@ fn mcp(date: &str) -> Target {
 #[test]
 fn limits_are_keyed_by_target_name() {
     let Ok(s) = from_text("") else { panic!("refused") };
-    let default = toolwire_core::mapper::DEFAULT_LIMIT as u64;
+    let default = toolwire_core::DEFAULT_LIMIT as u64;
     let mcp_targets = Target::ALL.into_iter().filter(|t| matches!(t, Target::Mcp(_)));
     assert_eq!(s.limits, mcp_targets.clone().map(|t| (t, default)).collect());
     // `mcp` sets every revision but those with their own key, wherever it is written.

@@ -14,8 +14,10 @@ use rmcp::model::{
     Role,
 };
 use serde_json::{Map, Value, json};
-use toolwire_core::input::{Capability, ask_value, object_schema};
-use toolwire_core::{InputRequest, InputRequired, InputRound, ToolResult};
+use toolwire_core::ToolResult;
+use toolwire_core::input::{
+    Capability, InputRequest, InputRequired, InputRound, ask_value, object_schema,
+};
 
 use toolwire_mcp::{CallContext, DynTool, Registry, RegistryError, ToolFuture, ToolSpec};
 

@@ -9,8 +9,10 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use toolwire_core::input::{Confirmation, confirm_request, confirmation};
-use toolwire_core::{InputRequest, InputRequired, ToolResult};
+use toolwire_core::ToolResult;
+use toolwire_core::input::{
+    Confirmation, InputRequest, InputRequired, confirm_request, confirmation,
+};
 use toolwire_mcp::{CallContext, Registry, RegistryError, ToolSpec};
 
 use super::{
@@ -143,7 +145,8 @@ fn describe(catalog: &Catalog, input: DescribeInput, cx: &CallContext) -> ToolRe
 #[cfg(test)]
 mod tests {
     use serde_json::Value;
-    use toolwire_core::{InputRound, McpRevision};
+    use toolwire_core::McpRevision;
+    use toolwire_core::input::InputRound;
     use toolwire_mcp::Principal;
 
     use super::*;

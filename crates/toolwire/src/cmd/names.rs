@@ -7,7 +7,8 @@ use std::marker::PhantomData;
 use std::str::FromStr;
 
 use clap::builder::{PossibleValue, StringValueParser, TypedValueParser};
-use toolwire_core::{Phase, Shape, Target, TargetError, UnknownName};
+use toolwire_core::names::UnknownName;
+use toolwire_core::{Phase, Shape, Target, TargetError};
 
 /// A clap value parser for `T` through `FromStr`, showing `names` as the possible values.
 #[derive(Clone)]

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 use toolwire_core::McpRevision;
-use toolwire_core::mapper::{NeedsOffload, Output};
+use toolwire_core::{NeedsOffload, Output};
 use toolwire_store::{
     KEYS_FILE, KeyError, KeySet, LinkSigner, OffloadOptions, OpenError, RESULTS_FILE, ReadError,
     RedbOptions, RedbStore, StoreConfig, StoreError, StoredResults,

@@ -7,7 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Args;
 use toolwire_core::host::HostProfiles;
-use toolwire_core::mapper::{
+use toolwire_core::{
     MapperConfig, NeedsOffload, Output, OutputMapper, RenderContext, RenderError, Rendered,
 };
 use toolwire_core::{Phase, Shape, Target, Timestamp, ToolOutput, parse_any};
@@ -115,7 +115,6 @@ pub fn run(args: &RenderArgs) -> Result<(), Failure> {
             Some(dir) => super::read::offload_into(dir, needs, &args.principal, args.link_ttl)?,
             None => offload(needs, target)?,
         },
-        other => return Err(Failure::input(format!("render: unexpected outcome {other:?}"))),
     };
     for warning in output.warnings() {
         eprintln!("toolwire: warning: {warning}");

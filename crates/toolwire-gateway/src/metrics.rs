@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
 
-use toolwire_mcp::{CallObserver, CallRecord, OffloadRecord};
+use toolwire_mcp::{CallObserver, CallOutcome, CallRecord, OffloadRecord};
 use toolwire_store::StoreError;
 
 /// Upper bounds of the call duration histogram, in seconds.
@@ -189,15 +189,16 @@ impl Metrics {
 
 impl CallObserver for Metrics {
     fn call(&self, record: &CallRecord<'_>) {
-        let tool = if record.outcome == "unknown_tool" { UNKNOWN_TOOL } else { record.tool };
+        let tool =
+            if record.outcome == CallOutcome::UnknownTool { UNKNOWN_TOOL } else { record.tool };
         let mut f = self.lock();
         update(&mut f.calls, tool, |revisions| {
             let outcomes = revisions.entry(record.revision.as_str()).or_default();
-            update(outcomes, record.outcome, |n| *n += 1);
+            update(outcomes, record.outcome.as_str(), |n| *n += 1);
         });
         let seconds = record.duration.as_secs_f64();
         update(&mut f.duration, tool, |h| h.observe(&DURATION_BUCKETS, seconds));
-        if record.outcome != "unknown_tool" && record.outcome != "internal_error" {
+        if record.outcome.rendered() {
             update(&mut f.size, tool, |h| h.observe(&SIZE_BUCKETS, record.bytes as f64));
         }
         if record.legacy {
@@ -301,6 +302,7 @@ mod tests {
         let metrics = Arc::new(Metrics::default());
         let call = |tool, outcome, bytes, ms| CallRecord {
             tool,
+            source: "demo",
             revision: McpRevision::V2025_06_18,
             outcome,
             bytes,
@@ -308,10 +310,10 @@ mod tests {
             legacy: tool == "legacy_echo",
             duration: Duration::from_millis(ms),
         };
-        metrics.call(&call("catalog_get", "success", 300, 250));
-        metrics.call(&call("catalog_get", "success", 5000, 500));
-        metrics.call(&call("legacy_echo", "success", 10, 1));
-        metrics.call(&call("x\"\n", "unknown_tool", 0, 0));
+        metrics.call(&call("catalog_get", CallOutcome::Success, 300, 250));
+        metrics.call(&call("catalog_get", CallOutcome::Success, 5000, 500));
+        metrics.call(&call("legacy_echo", CallOutcome::Success, 10, 1));
+        metrics.call(&call("x\"\n", CallOutcome::UnknownTool, 0, 0));
         metrics.offload(&OffloadRecord {
             tool: "catalog_export",
             bytes: 70_000,

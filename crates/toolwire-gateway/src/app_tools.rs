@@ -16,7 +16,9 @@ use std::time::Duration;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION};
 use serde_json::{Value, json};
 use toolwire_core::{ErrorCode, ToolError, ToolResult};
-use toolwire_mcp::{CallContext, DynTool, Registry, RegistryError, ToolFuture, ToolSpec};
+use toolwire_mcp::{
+    CallContext, DynTool, Registry, RegistryError, ToolFuture, ToolSource, ToolSpec,
+};
 
 use super::config::AppTool;
 
@@ -64,8 +66,33 @@ pub enum AppToolError {
     Registry(#[from] RegistryError),
 }
 
-/// Registers every app tool of the configuration.
-pub fn register(registry: &mut Registry, tools: &[AppTool]) -> Result<(), AppToolError> {
+/// The app tools of `[[tools]]` as a tool source, named `app_tools`.
+#[derive(Debug, Clone)]
+pub struct AppTools {
+    tools: Registry,
+}
+
+impl AppTools {
+    /// A source of every app tool of the configuration, each with its HTTP client.
+    pub fn new(tools: &[AppTool]) -> Result<Self, AppToolError> {
+        let mut registry = Registry::named("app_tools");
+        register(&mut registry, tools)?;
+        Ok(Self { tools: registry })
+    }
+}
+
+impl ToolSource for AppTools {
+    fn name(&self) -> &str {
+        "app_tools"
+    }
+
+    fn tools(&self) -> Registry {
+        self.tools.clone()
+    }
+}
+
+/// Registers every app tool of the configuration on `registry`.
+fn register(registry: &mut Registry, tools: &[AppTool]) -> Result<(), AppToolError> {
     crate::tls::install_crypto_provider();
     for tool in tools {
         let mut headers = HeaderMap::new();

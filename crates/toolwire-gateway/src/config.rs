@@ -1457,10 +1457,10 @@ mod tests {
         assert!(!s.anonymous && s.auth_configured && !s.demo_tools);
         assert!(s.allowed_hosts.contains(&"tools.acme.internal".to_owned()));
         assert_eq!(s.prefix, "com.acme");
-        let mut registry = toolwire_mcp::Registry::new();
-        if let Err(e) = super::super::app_tools::register(&mut registry, &s.tools) {
-            panic!("{e}");
-        }
+        let registry = match crate::app_tools::AppTools::new(&s.tools) {
+            Ok(source) => toolwire_mcp::ToolSource::tools(&source),
+            Err(e) => panic!("{e}"),
+        };
         assert_eq!(registry.names().collect::<Vec<_>>(), ["orders_find", "orders_cancel"]);
     }
 

@@ -25,7 +25,7 @@ use rmcp::ServiceExt as _;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 use toolwire_core::{MapperConfig, OutputMapper};
-use toolwire_mcp::{Gateway, GatewayConfig, McpServer, Principal, Registry};
+use toolwire_mcp::{Catalog, Gateway, GatewayConfig, McpServer, Principal};
 use toolwire_store::{KeySet, OpenError, StoreConfig, StoredResults};
 
 use config::StoreKind;
@@ -48,7 +48,10 @@ pub struct RunOptions {
 /// Runs the gateway until Ctrl-C or SIGTERM.
 pub fn run(options: RunOptions) -> Result<(), Failure> {
     let RunOptions { overrides, conformance, check: check_only } = options;
-    let fixtures = conformance.then(Conformance::new);
+    let fixtures = conformance
+        .then(Conformance::new)
+        .transpose()
+        .map_err(|e| Failure::check(format!("conformance fixtures: {e}")))?;
     let settings = Settings::load(&overrides, &|name| std::env::var(name).ok())
         .map_err(|e| Failure::input(e.to_string()))?;
     let json_logs = match std::env::var("TOOLWIRE_LOG_FORMAT").ok().as_deref() {
@@ -77,10 +80,11 @@ pub fn run(options: RunOptions) -> Result<(), Failure> {
 /// `serve --check`: everything `serve` would load, then a summary instead of serving.
 async fn check(settings: Settings, fixtures: Option<Conformance>) -> Result<(), Failure> {
     // Whatever would stop `serve` is a configuration that does not pass: exit 2.
-    let registry = registry(&settings, fixtures.as_ref()).map_err(|e| Failure::input(e.message))?;
+    let catalog = catalog(&settings, fixtures.as_ref()).map_err(|e| Failure::input(e.message))?;
     mapper(&settings)?;
     let stored = open_store(&settings).await.map_err(|e| Failure::input(e.message))?;
-    let tools: Vec<&str> = registry.names().collect();
+    let names = catalog.names();
+    let tools: Vec<&str> = names.iter().map(String::as_str).collect();
     let summary = ops::check(&settings, &tools, &stored).await.map_err(Failure::input)?;
     print!("{summary}");
     println!("ok: the configuration would serve");
@@ -129,21 +133,22 @@ fn mapper(settings: &Settings) -> Result<OutputMapper, Failure> {
 }
 
 /// The demo tools (when on), the app tools, and the conformance fixtures (when asked for).
-fn registry(settings: &Settings, fixtures: Option<&Conformance>) -> Result<Registry, Failure> {
-    let mut registry = Registry::new();
-    if settings.demo_tools {
-        demo::register(&mut registry, &demo::catalog())
-            .map_err(|e| Failure::check(format!("demo tools: {e}")))?;
-    }
+fn catalog(settings: &Settings, fixtures: Option<&Conformance>) -> Result<Catalog, Failure> {
+    let catalog = Catalog::new();
     let file = settings.file.as_ref().map(|f| format!("{}: ", f.display())).unwrap_or_default();
-    app_tools::register(&mut registry, &settings.tools)
+    if settings.demo_tools {
+        let demo = demo::Demo::new().map_err(|e| Failure::check(format!("demo tools: {e}")))?;
+        catalog.add(demo).map_err(|e| Failure::input(format!("{file}{e}")))?;
+    }
+    let apps = app_tools::AppTools::new(&settings.tools)
         .map_err(|e| Failure::input(format!("{file}{e}")))?;
+    catalog.add(apps).map_err(|e| Failure::input(format!("{file}{e}")))?;
     if let Some(fixtures) = fixtures {
-        fixtures
-            .register_tools(&mut registry)
+        catalog
+            .add(fixtures.clone())
             .map_err(|e| Failure::check(format!("conformance fixtures: {e}")))?;
     }
-    Ok(registry)
+    Ok(catalog)
 }
 
 async fn serve(
@@ -151,7 +156,7 @@ async fn serve(
     fixtures: Option<Conformance>,
     logs: &logging::FlushGuard,
 ) -> Result<(), Failure> {
-    let registry = registry(&settings, fixtures.as_ref())?;
+    let catalog = catalog(&settings, fixtures.as_ref())?;
     let stored = open_store(&settings).await?;
     let mut config = GatewayConfig::new(stored);
     config.phase = settings.phase;
@@ -164,8 +169,8 @@ async fn serve(
     config.observer = Some(metrics.clone());
     let stored = config.stored.clone();
     config.hosts = settings.hosts.clone();
-    let tools = registry.len();
-    let gateway = Gateway::new(registry, config);
+    let tools = catalog.len();
+    let gateway = Gateway::new(catalog, config);
     let server = McpServer::new(gateway.clone());
     let server = match &fixtures {
         Some(fixtures) => fixtures.extend(server),

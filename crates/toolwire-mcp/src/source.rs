@@ -115,7 +115,7 @@ impl ToolSource for Registry {
 
 /// A shared source: the caller keeps a handle to it (to change its list, say) while the catalog
 /// holds it.
-impl<S: ToolSource> ToolSource for Arc<S> {
+impl<S: ToolSource + ?Sized> ToolSource for Arc<S> {
     fn name(&self) -> &str {
         (**self).name()
     }

@@ -204,3 +204,135 @@ async fn a_layered_source_times_calls_out_and_limits_concurrency() {
 struct Nap {
     ms: u64,
 }
+
+/// A source of one tool, one resource and one prompt, all named after it.
+struct Offering(&'static str);
+
+impl Offering {
+    fn uri(&self) -> String {
+        format!("test://{}", self.0)
+    }
+}
+
+impl ToolSource for Offering {
+    fn name(&self) -> &str {
+        self.0
+    }
+
+    fn tools(&self) -> Registry {
+        registry(self.0, &[&format!("{}_tool", self.0)])
+    }
+
+    fn resources(&self) -> Option<Arc<dyn toolwire_mcp::extend::Resources>> {
+        Some(Arc::new(Offering(self.0)))
+    }
+
+    fn prompts(&self) -> Option<Arc<dyn toolwire_mcp::extend::Prompts>> {
+        Some(Arc::new(Offering(self.0)))
+    }
+}
+
+impl toolwire_mcp::extend::Resources for Offering {
+    fn list(&self) -> Vec<rmcp::model::Resource> {
+        vec![rmcp::model::Resource::new(self.uri(), self.0)]
+    }
+
+    fn read<'a>(
+        &'a self,
+        uri: &'a str,
+        _request: &'a rmcp::service::RequestContext<rmcp::service::RoleServer>,
+    ) -> toolwire_mcp::extend::ExtensionFuture<
+        'a,
+        Option<Result<rmcp::model::ReadResourceResult, rmcp::ErrorData>>,
+    > {
+        let read = (uri == self.uri()).then(|| {
+            let contents = rmcp::model::ResourceContents::text(format!("from {}", self.0), uri);
+            Ok(rmcp::model::ReadResourceResult::new(vec![contents]))
+        });
+        Box::pin(async move { read })
+    }
+}
+
+impl toolwire_mcp::extend::Prompts for Offering {
+    fn list(&self) -> Vec<rmcp::model::Prompt> {
+        vec![rmcp::model::Prompt::new(format!("{}_prompt", self.0), Some("A prompt."), None)]
+    }
+
+    fn get<'a>(
+        &'a self,
+        request: rmcp::model::GetPromptRequestParams,
+        _context: &'a rmcp::service::RequestContext<rmcp::service::RoleServer>,
+    ) -> toolwire_mcp::extend::ExtensionFuture<
+        'a,
+        Result<rmcp::model::GetPromptResponse, rmcp::ErrorData>,
+    > {
+        let answer = if request.name == format!("{}_prompt", self.0) {
+            let text = format!("{} answers", self.0);
+            Ok(rmcp::model::GetPromptResponse::Complete(rmcp::model::GetPromptResult::new(vec![
+                rmcp::model::PromptMessage::new_text(rmcp::model::Role::User, text),
+            ])))
+        } else {
+            Err(rmcp::ErrorData::invalid_params(format!("Unknown prompt: {}", request.name), None))
+        };
+        Box::pin(async move { answer })
+    }
+}
+
+#[tokio::test]
+async fn resources_and_prompts_of_every_source_are_served() {
+    let catalog = Catalog::new().with(Offering("north")).unwrap().with(Offering("south")).unwrap();
+    let mut peer =
+        Peer::connect(McpServer::new(Gateway::new(catalog, GatewayConfig::in_memory().unwrap())));
+    let init = peer.initialize("2025-06-18").await;
+    assert_eq!(init["capabilities"], json!({"prompts": {}, "resources": {}, "tools": {}}));
+    let resources = peer.request("resources/list", json!({})).await;
+    assert_eq!(
+        resources["result"]["resources"],
+        json!([{"uri": "test://north", "name": "north"}, {"uri": "test://south", "name": "south"}])
+    );
+    let read = peer.request("resources/read", json!({"uri": "test://south"})).await;
+    assert_eq!(read["result"]["contents"][0]["text"], "from south", "{read}");
+    let prompts = peer.request("prompts/list", json!({})).await;
+    let names: Vec<&str> = prompts["result"]["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["north_prompt", "south_prompt"]);
+    let south = peer.request("prompts/get", json!({"name": "south_prompt"})).await;
+    assert_eq!(south["result"]["messages"][0]["content"]["text"], "south answers", "{south}");
+    let unknown = peer.request("prompts/get", json!({"name": "west_prompt"})).await;
+    assert_eq!(unknown["error"]["message"], "Unknown prompt: west_prompt", "{unknown}");
+}
+
+#[tokio::test]
+async fn a_changed_list_reaches_a_2026_listen_stream() {
+    let changing =
+        Arc::new(Changing { names: Mutex::new(vec!["first"]), signal: ChangeSignal::new() });
+    let catalog = Catalog::new().with(Arc::clone(&changing)).unwrap();
+    let mut peer =
+        Peer::connect(McpServer::new(Gateway::new(catalog, GatewayConfig::in_memory().unwrap())));
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    peer.send(json!({"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen",
+                     "params": {"notifications": {"toolsListChanged": true}, "_meta": meta}}))
+        .await;
+    let acknowledged = peer.next_message().await;
+    assert_eq!(
+        acknowledged["method"], "notifications/subscriptions/acknowledged",
+        "{acknowledged}"
+    );
+    assert_eq!(acknowledged["params"]["notifications"], json!({"toolsListChanged": true}));
+    changing.names.lock().unwrap().push("second");
+    changing.signal.fire();
+    let changed = peer.next_message().await;
+    assert_eq!(changed["method"], "notifications/tools/list_changed", "{changed}");
+    assert_eq!(
+        changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 9,
+        "{changed}"
+    );
+}

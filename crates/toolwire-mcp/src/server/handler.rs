@@ -374,7 +374,16 @@ impl rmcp::ServerHandler for McpServer {
         &self,
         requested: &rmcp::model::SubscriptionFilter,
     ) -> Option<rmcp::model::SubscriptionFilter> {
-        Some(self.extensions.subscriptions.as_ref()?.accept(requested))
+        match &self.extensions.subscriptions {
+            Some(subscriptions) => Some(subscriptions.accept(requested)),
+            // Without subscriptions, a stream hears of tool list changes where there can be any.
+            None if self.gateway.catalog.can_change() => {
+                let mut accepted = rmcp::model::SubscriptionFilter::new();
+                accepted.tools_list_changed = requested.tools_list_changed;
+                Some(accepted)
+            }
+            None => None,
+        }
     }
 
     async fn unsubscribe(

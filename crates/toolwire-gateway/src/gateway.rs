@@ -227,6 +227,7 @@ impl Gateway {
                 auth: self.auth.clone(),
                 sessions: self.sessions.clone(),
                 metrics: self.metrics.clone(),
+                catalog: self.catalog().clone(),
             },
         );
         if self.settings.ops.require_auth {

@@ -217,7 +217,7 @@ pub struct Demo {
 }
 
 impl Demo {
-    /// The demo tools over a fresh catalog (ids 1…[`CATALOG_SIZE`]).
+    /// The demo tools over a fresh catalog of 2000 products (ids 1…2000).
     pub fn new() -> Result<Self, RegistryError> {
         let mut tools = Registry::named("demo");
         register(&mut tools, &catalog())?;

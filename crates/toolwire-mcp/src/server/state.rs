@@ -197,7 +197,7 @@ pub struct Gateway {
 }
 
 impl Gateway {
-    /// A gateway serving the tools of `tools`: a [`Catalog`] of sources, or one [`Registry`].
+    /// A gateway serving the tools of `tools`: a [`Catalog`] of sources, or one [`Registry`](crate::Registry).
     pub fn new(tools: impl Into<Catalog>, config: GatewayConfig) -> Arc<Self> {
         let named = config.mapper.config();
         // The capabilities follow the server's extensions and sources, per `initialize`.

@@ -82,7 +82,9 @@ impl ChangeSignal {
         Self::default()
     }
 
-    /// Tells every catalog holding the source that its tool list changed.
+    /// Tells every catalog holding the source that its tool list changed. Each catalog asks
+    /// [`ToolSource::tools`] again before this returns, so fire it after releasing any lock
+    /// that `tools` takes.
     pub fn fire(&self) {
         for listener in self.live() {
             listener();

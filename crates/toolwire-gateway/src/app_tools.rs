@@ -17,7 +17,9 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, 
 use serde_json::{Value, json};
 use toolwire_core::{ErrorCode, ToolError, ToolResult};
 use toolwire_mcp::work::{LargePlace, Work};
-use toolwire_mcp::{CallContext, DynTool, Registry, RegistryError, ToolFuture, ToolSpec};
+use toolwire_mcp::{
+    CallContext, DynTool, Registry, RegistryError, ToolFuture, ToolSource, ToolSpec,
+};
 
 use super::config::AppTool;
 use super::metrics::Metrics;
@@ -70,9 +72,39 @@ pub enum AppToolError {
     Registry(#[from] RegistryError),
 }
 
-/// Registers every app tool of the configuration, reading answers within `work` (the limits of
-/// the gateway's `GatewayConfig`) and counting failures in `metrics`.
-pub fn register(
+/// The app tools of `[[tools]]` as a tool source, named `app_tools`.
+#[derive(Debug, Clone)]
+pub struct AppTools {
+    tools: Registry,
+}
+
+impl AppTools {
+    /// A source of every app tool of the configuration, each with its HTTP client, reading
+    /// answers within `work` (the limits of the gateway's `GatewayConfig`) and counting failures
+    /// in `metrics`.
+    pub fn new(
+        tools: &[AppTool],
+        work: &Work,
+        metrics: &Arc<Metrics>,
+    ) -> Result<Self, AppToolError> {
+        let mut registry = Registry::named("app_tools");
+        register(&mut registry, tools, work, metrics)?;
+        Ok(Self { tools: registry })
+    }
+}
+
+impl ToolSource for AppTools {
+    fn name(&self) -> &str {
+        "app_tools"
+    }
+
+    fn tools(&self) -> Registry {
+        self.tools.clone()
+    }
+}
+
+/// Registers every app tool of the configuration on `registry`.
+fn register(
     registry: &mut Registry,
     tools: &[AppTool],
     work: &Work,
@@ -160,14 +192,103 @@ fn upstream(message: String) -> ToolResult {
     ToolResult::failure(ToolError::new(ErrorCode::UpstreamUnavailable, message))
 }
 
-/// What callers read: the tool, what went wrong and what to do.
-fn unavailable(tool: &str, what: &str, advice: &str) -> String {
-    format!("Tool {tool} is unavailable: {what}. {advice}")
-}
-
 const CHECK_APP_LOGS: &str =
     "Try again later; if this keeps happening, the operator should check the app's logs.";
 const FIX_THE_APP: &str = "The app's answer needs fixing; the operator should check the app.";
+
+/// Why an app tool's call brought no answer toolwire can use. Its text says what went wrong
+/// (never the endpoint); [`Unavailable::message`] adds the tool and what to do.
+#[derive(Debug, thiserror::Error)]
+enum Unavailable {
+    /// The app did not answer within the tool's timeout.
+    #[error("its app did not answer within {}", seconds(*.0))]
+    Timeout(Duration),
+    /// The TLS handshake failed.
+    #[error("the TLS connection to its app failed (its certificate was not accepted)")]
+    Tls,
+    /// The connection was refused or the host is unknown.
+    #[error("its app could not be reached")]
+    Unreachable,
+    /// The request failed otherwise.
+    #[error("the request to its app failed")]
+    RequestFailed,
+    /// A 3xx answer, which is never followed.
+    #[error("its app answered with a redirect (HTTP {0}), and toolwire does not follow redirects")]
+    Redirect(reqwest::StatusCode),
+    /// A non-2xx answer that is not a failure the app wrote.
+    #[error("its app answered HTTP {0}")]
+    Status(reqwest::StatusCode),
+    /// The body is not UTF-8.
+    #[error("its app answered a body that is not UTF-8 (invalid byte at offset {0})")]
+    NotUtf8(usize),
+    /// The parsing of a large answer off the async workers failed.
+    #[error("its answer could not be parsed ({0})")]
+    NotParsed(toolwire_mcp::work::WorkError),
+    /// A JSON content type whose body is not JSON.
+    #[error("its app answered {content_type} that is not valid JSON ({error})")]
+    NotJson {
+        /// The content type the app sent.
+        content_type: String,
+        /// What the JSON parser said.
+        error: serde_json::Error,
+    },
+    /// JSON that is not a result toolwire reads (a v1 document of an unknown format, say).
+    #[error("its app answered a result toolwire cannot read ({0})")]
+    Unreadable(toolwire_core::ParseError),
+    /// No place among the large calls.
+    #[error("toolwire could not take its large answer")]
+    NoPlace,
+    /// The body broke off.
+    #[error("its app's answer broke off")]
+    BrokeOff,
+    /// The body is over the tool's response cap.
+    #[error("its app answered more than {0} bytes")]
+    TooLarge(u64),
+}
+
+impl Unavailable {
+    /// What to do about it.
+    fn advice(&self) -> &'static str {
+        match self {
+            Self::Timeout(_) => {
+                "Try again later; if this keeps happening, the operator should check the app, or raise timeout_ms for this tool in toolwire.toml."
+            }
+            Self::Tls => {
+                "The operator should check the app's certificate, or set ca_file for this tool in toolwire.toml."
+            }
+            Self::Unreachable => {
+                "Try again later; if this keeps happening, the operator should check that the app is running and that the tool's endpoint in toolwire.toml is right."
+            }
+            Self::RequestFailed => {
+                "Try again later; if this keeps happening, the operator should check the app and the network between it and toolwire."
+            }
+            Self::Redirect(_) => {
+                "The operator should set the tool's endpoint in toolwire.toml to the URL the app redirects to."
+            }
+            Self::Status(_) | Self::BrokeOff => CHECK_APP_LOGS,
+            Self::NotUtf8(_) | Self::NotParsed(_) | Self::NotJson { .. } | Self::Unreadable(_) => {
+                FIX_THE_APP
+            }
+            Self::NoPlace => "Try again.",
+            Self::TooLarge(_) => {
+                "Ask for less if the arguments allow it; the operator can raise response_cap for this tool in toolwire.toml."
+            }
+        }
+    }
+
+    /// What callers read: the tool, what went wrong and what to do.
+    fn message(&self, tool: &str) -> String {
+        format!("Tool {tool} is unavailable: {self}. {}", self.advice())
+    }
+
+    /// The `kind` label of the app error metric.
+    fn kind(&self) -> &'static str {
+        match self {
+            Self::Timeout(_) => "timeout",
+            _ => "unavailable",
+        }
+    }
+}
 
 /// Whether a request failed in the TLS handshake (an untrusted or mismatched certificate).
 fn is_tls_failure(error: &(dyn std::error::Error + 'static)) -> bool {
@@ -216,25 +337,19 @@ fn is_json(content_type: &str) -> bool {
 impl Endpoint {
     async fn invoke(&self, arguments: Value, context: CallContext) -> ToolResult {
         let tool = &self.tool;
-        match tokio::time::timeout(tool.timeout, self.exchange(arguments, &context)).await {
-            Ok(Ok(result)) => result,
-            Ok(Err(message)) => {
-                self.metrics.app_error(&tool.name, "unavailable");
-                self.fail(message)
-            }
-            Err(_) => {
-                self.metrics.app_error(&tool.name, "timeout");
-                self.fail(unavailable(
-                    &tool.name,
-                    &format!("its app did not answer within {}", seconds(tool.timeout)),
-                    "Try again later; if this keeps happening, the operator should check the app, or raise timeout_ms for this tool in toolwire.toml.",
-                ))
-            }
-        }
+        let answer = tokio::time::timeout(tool.timeout, self.exchange(arguments, &context)).await;
+        let why = match answer {
+            Ok(Ok(result)) => return result,
+            Ok(Err(why)) => why,
+            Err(_) => Unavailable::Timeout(tool.timeout),
+        };
+        self.metrics.app_error(&tool.name, why.kind());
+        self.fail(&why)
     }
 
     /// Logs the failure with the endpoint (which callers never see) and returns its result.
-    fn fail(&self, message: String) -> ToolResult {
+    fn fail(&self, why: &Unavailable) -> ToolResult {
+        let message = why.message(&self.tool.name);
         tracing::warn!(tool = %self.tool.name, endpoint = %self.shown, "app tool failed: {message}");
         upstream(message)
     }
@@ -243,7 +358,7 @@ impl Endpoint {
         &self,
         arguments: Value,
         context: &CallContext,
-    ) -> Result<ToolResult, String> {
+    ) -> Result<ToolResult, Unavailable> {
         let tool = &self.tool;
         let privileges: Vec<&str> = context.principal().privileges().collect();
         let mut body = json!({
@@ -273,36 +388,18 @@ impl Endpoint {
                 let e = e.without_url();
                 tracing::warn!(tool = %tool.name, endpoint = %self.shown, error = %chain(&e), "app request failed");
                 if is_tls_failure(&e) {
-                    unavailable(
-                        &tool.name,
-                        "the TLS connection to its app failed (its certificate was not accepted)",
-                        "The operator should check the app's certificate, or set ca_file for this tool in toolwire.toml.",
-                    )
+                    Unavailable::Tls
                 } else if e.is_connect() {
-                    unavailable(
-                        &tool.name,
-                        "its app could not be reached",
-                        "Try again later; if this keeps happening, the operator should check that the app is running and that the tool's endpoint in toolwire.toml is right.",
-                    )
+                    Unavailable::Unreachable
                 } else {
-                    unavailable(
-                        &tool.name,
-                        "the request to its app failed",
-                        "Try again later; if this keeps happening, the operator should check the app and the network between it and toolwire.",
-                    )
+                    Unavailable::RequestFailed
                 }
             })?;
         let status = response.status();
         if status.is_redirection() {
             let location = response.headers().get(LOCATION).and_then(|v| v.to_str().ok());
             tracing::warn!(tool = %tool.name, endpoint = %self.shown, %status, location, "app answered a redirect, not followed");
-            return Err(unavailable(
-                &tool.name,
-                &format!(
-                    "its app answered with a redirect (HTTP {status}), and toolwire does not follow redirects"
-                ),
-                "The operator should set the tool's endpoint in toolwire.toml to the URL the app redirects to.",
-            ));
+            return Err(Unavailable::Redirect(status));
         }
         let content_type = response
             .headers()
@@ -312,57 +409,40 @@ impl Endpoint {
             .to_owned();
         let body = self.read_body(response).await;
         if !status.is_success() {
-            return body.ok().and_then(|body| app_failure(&content_type, &body)).ok_or_else(|| {
-                unavailable(&tool.name, &format!("its app answered HTTP {status}"), CHECK_APP_LOGS)
-            });
+            return body
+                .ok()
+                .and_then(|body| app_failure(&content_type, &body))
+                .ok_or(Unavailable::Status(status));
         }
         let bytes = body?;
-        let text = std::str::from_utf8(&bytes).map_err(|e| {
-            unavailable(
-                &tool.name,
-                &format!(
-                    "its app answered a body that is not UTF-8 (invalid byte at offset {})",
-                    e.valid_up_to()
-                ),
-                FIX_THE_APP,
-            )
-        })?;
+        let text =
+            std::str::from_utf8(&bytes).map_err(|e| Unavailable::NotUtf8(e.valid_up_to()))?;
         if !is_json(&content_type) {
             // Any other content type is passed through as text, unchanged (DESIGN §7).
             return Ok(toolwire_core::legacy::passthrough(text));
         }
         // Parsing costs about the answer's size: a large one leaves the async workers.
         let large = text.len() >= toolwire_mcp::work::LARGE;
-        let name = tool.name.clone();
-        let parsed =
-            Work::placed(&self.work, large, move || parse_answer(&bytes)).await.map_err(|e| {
-                unavailable(&name, &format!("its answer could not be parsed ({e})"), FIX_THE_APP)
-            })?;
+        let parsed = Work::placed(&self.work, large, move || parse_answer(&bytes))
+            .await
+            .map_err(Unavailable::NotParsed)?;
         parsed.map_err(|e| match e {
-            AnswerError::NotJson(e) => unavailable(
-                &tool.name,
-                &format!("its app answered {content_type} that is not valid JSON ({e})"),
-                FIX_THE_APP,
-            ),
-            AnswerError::Unreadable(e) => unavailable(
-                &tool.name,
-                &format!("its app answered a result toolwire cannot read ({e})"),
-                FIX_THE_APP,
-            ),
+            AnswerError::NotJson(error) => Unavailable::NotJson { content_type, error },
+            AnswerError::Unreadable(e) => Unavailable::Unreadable(e),
         })
     }
 
     /// A place among the large calls (see `toolwire_mcp::work::Work::admit_large`).
-    async fn admit_large(&self) -> Result<LargePlace, String> {
+    async fn admit_large(&self) -> Result<LargePlace, Unavailable> {
         self.work.admit_large().await.map_err(|e| {
             tracing::error!(tool = %self.tool.name, error = %e, "no place for a large answer");
-            unavailable(&self.tool.name, "toolwire could not take its large answer", "Try again.")
+            Unavailable::NoPlace
         })
     }
 
     /// The answer's body, at most `response_cap` bytes, in one buffer sized once when the app
     /// says how much comes (never past the cap): no doubling of a large answer as it streams in.
-    async fn read_body(&self, mut response: reqwest::Response) -> Result<Vec<u8>, String> {
+    async fn read_body(&self, mut response: reqwest::Response) -> Result<Vec<u8>, Unavailable> {
         let tool = &self.tool;
         let expected = response.content_length().unwrap_or(0).min(tool.response_cap);
         let expected = usize::try_from(expected).unwrap_or(0);
@@ -379,15 +459,11 @@ impl Endpoint {
             }
             let chunk = response.chunk().await.map_err(|e| {
                 tracing::warn!(tool = %tool.name, endpoint = %self.shown, error = %e.without_url(), "app answer broke off");
-                unavailable(&tool.name, "its app's answer broke off", CHECK_APP_LOGS)
+                Unavailable::BrokeOff
             })?;
             let Some(chunk) = chunk else { break };
             if (bytes.len() + chunk.len()) as u64 > tool.response_cap {
-                return Err(unavailable(
-                    &tool.name,
-                    &format!("its app answered more than {} bytes", tool.response_cap),
-                    "Ask for less if the arguments allow it; the operator can raise response_cap for this tool in toolwire.toml.",
-                ));
+                return Err(Unavailable::TooLarge(tool.response_cap));
             }
             bytes.extend_from_slice(&chunk);
         }
@@ -439,6 +515,21 @@ mod tests {
         assert!(!is_json("text/plain"));
         assert!(!is_json(""));
         assert!(!is_json("+json"));
+    }
+
+    #[test]
+    fn unavailable_apps_are_explained_to_callers() {
+        let message = Unavailable::Timeout(Duration::from_millis(250)).message("orders");
+        assert_eq!(
+            message,
+            "Tool orders is unavailable: its app did not answer within 250 ms. Try again later; if this keeps happening, the operator should check the app, or raise timeout_ms for this tool in toolwire.toml."
+        );
+        assert_eq!(
+            Unavailable::Status(reqwest::StatusCode::BAD_GATEWAY).message("orders"),
+            "Tool orders is unavailable: its app answered HTTP 502 Bad Gateway. Try again later; if this keeps happening, the operator should check the app's logs."
+        );
+        assert_eq!(Unavailable::Timeout(Duration::from_secs(1)).kind(), "timeout");
+        assert_eq!(Unavailable::BrokeOff.kind(), "unavailable");
     }
 
     #[test]

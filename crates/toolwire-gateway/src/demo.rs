@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use toolwire_core::{ErrorCode, Pagination, Part, PreparedData, ToolError, ToolResult};
 use toolwire_mcp::rmcp::model::ToolAnnotations;
-use toolwire_mcp::{CallContext, Registry, RegistryError, ToolSpec};
+use toolwire_mcp::{CallContext, Registry, RegistryError, ToolSource, ToolSpec};
 
 use super::png;
 
@@ -209,8 +209,34 @@ fn built(builder: toolwire_core::ToolResultBuilder) -> ToolResult {
     })
 }
 
+/// The demo tools as a tool source, named `demo`: the catalog of DESIGN §7, an example of a
+/// source of Rust tools sharing state.
+#[derive(Debug, Clone)]
+pub struct Demo {
+    tools: Registry,
+}
+
+impl Demo {
+    /// The demo tools over a fresh catalog of 2000 products (ids 1…2000).
+    pub fn new() -> Result<Self, RegistryError> {
+        let mut tools = Registry::named("demo");
+        register(&mut tools, &catalog())?;
+        Ok(Self { tools })
+    }
+}
+
+impl ToolSource for Demo {
+    fn name(&self) -> &str {
+        "demo"
+    }
+
+    fn tools(&self) -> Registry {
+        self.tools.clone()
+    }
+}
+
 /// Registers the demo tools on `registry`.
-pub fn register(registry: &mut Registry, catalog: &Catalog) -> Result<(), RegistryError> {
+fn register(registry: &mut Registry, catalog: &Catalog) -> Result<(), RegistryError> {
     let mut tools = registry.with_state(Arc::clone(catalog));
     tools.register(
         ToolSpec::new(

@@ -21,7 +21,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
-use toolwire_mcp::{CallObserver, CallRecord, OffloadRecord};
+use toolwire_mcp::{CallObserver, CallOutcome, CallRecord, OffloadRecord};
 use toolwire_store::StoreError;
 
 /// The `Content-Type` of [`Metrics::render`]'s text.
@@ -211,16 +211,17 @@ impl Metrics {
 
 impl CallObserver for Metrics {
     fn call(&self, record: &CallRecord<'_>) {
-        let tool = if record.outcome == "unknown_tool" { UNKNOWN_TOOL } else { record.tool };
+        let tool =
+            if record.outcome == CallOutcome::UnknownTool { UNKNOWN_TOOL } else { record.tool };
         let labels = CallLabels {
             tool: tool.to_owned(),
             revision: record.revision.as_str(),
-            outcome: record.outcome.to_owned(),
+            outcome: record.outcome.as_str().to_owned(),
         };
         self.calls.get_or_create(&labels).inc();
         let by_tool = ToolLabel { tool: labels.tool };
         self.duration.get_or_create(&by_tool).observe(record.duration.as_secs_f64());
-        if record.outcome != "unknown_tool" && record.outcome != "internal_error" {
+        if record.outcome.rendered() {
             self.size.get_or_create(&by_tool).observe(record.bytes as f64);
         }
         if record.legacy {
@@ -251,6 +252,7 @@ mod tests {
         let metrics = Metrics::new();
         let call = |tool, outcome, bytes, ms| CallRecord {
             tool,
+            source: "demo",
             revision: McpRevision::V2025_06_18,
             outcome,
             bytes,
@@ -258,11 +260,11 @@ mod tests {
             legacy: tool == "legacy_echo",
             duration: Duration::from_millis(ms),
         };
-        metrics.call(&call("catalog_get", "success", 300, 250));
-        metrics.call(&call("catalog_get", "success", 5000, 500));
-        metrics.call(&call("legacy_echo", "success", 10, 1));
-        metrics.call(&call("x\"\n", "unknown_tool", 0, 0));
-        metrics.call(&call("boom", "internal_error", 0, 7));
+        metrics.call(&call("catalog_get", CallOutcome::Success, 300, 250));
+        metrics.call(&call("catalog_get", CallOutcome::Success, 5000, 500));
+        metrics.call(&call("legacy_echo", CallOutcome::Success, 10, 1));
+        metrics.call(&call("x\"\n", CallOutcome::UnknownTool, 0, 0));
+        metrics.call(&call("boom", CallOutcome::InternalError, 0, 7));
         metrics.offload(&OffloadRecord {
             tool: "catalog_export",
             bytes: 70_000,

@@ -10,6 +10,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 use toolwire_core::Timestamp;
+use toolwire_mcp::{Catalog, SourceHealth};
 use toolwire_store::{Record, StoredResults};
 
 use super::auth::Auth;
@@ -30,6 +31,8 @@ pub struct Ops {
     pub sessions: Arc<super::sessions::CappedSessions>,
     /// This gateway's counters.
     pub metrics: Arc<Metrics>,
+    /// The tool sources, whose health readiness reports.
+    pub catalog: Catalog,
 }
 
 /// The routes: `/healthz`, `/readyz` and the metrics path.
@@ -100,12 +103,27 @@ async fn readyz(State(ops): State<Ops>) -> Response {
     if let Err(reason) = oauth_keys(&ops.auth).await {
         reasons.push(reason);
     }
+    reasons.extend(unhealthy_sources(&ops.catalog));
     let (status, body) = if reasons.is_empty() {
         (StatusCode::OK, json!({"status": "ready"}))
     } else {
         (StatusCode::SERVICE_UNAVAILABLE, json!({"status": "not ready", "reasons": reasons}))
     };
     (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+}
+
+/// A reason for each tool source that cannot serve now, naming it.
+fn unhealthy_sources(catalog: &Catalog) -> Vec<String> {
+    catalog
+        .health()
+        .into_iter()
+        .filter_map(|(name, health)| match health {
+            SourceHealth::Unavailable(why) => {
+                Some(format!("the tool source {name} cannot serve: {why}"))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 async fn metrics(State(ops): State<Ops>) -> Response {
@@ -161,4 +179,38 @@ pub async fn check(
     }
     line(format!("tools ({}): {}", tools.len(), tools.join(", ")));
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use toolwire_mcp::{Registry, ToolSource};
+
+    use super::*;
+
+    struct Down;
+
+    impl ToolSource for Down {
+        fn name(&self) -> &str {
+            "shop"
+        }
+
+        fn tools(&self) -> Registry {
+            Registry::named("shop")
+        }
+
+        fn health(&self) -> SourceHealth {
+            SourceHealth::Unavailable("its MCP server does not answer".into())
+        }
+    }
+
+    #[test]
+    fn readiness_names_a_source_that_cannot_serve() {
+        let catalog = Catalog::from(Registry::new());
+        assert!(unhealthy_sources(&catalog).is_empty());
+        assert!(catalog.add(Down).is_ok());
+        assert_eq!(
+            unhealthy_sources(&catalog),
+            ["the tool source shop cannot serve: its MCP server does not answer"]
+        );
+    }
 }

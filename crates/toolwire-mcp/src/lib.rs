@@ -53,19 +53,23 @@
 //! A server that keeps its rmcp `#[tool_router]` renders its results with [`adapter`] instead.
 
 pub mod adapter;
+mod catalog;
 pub mod extend;
 mod hosts;
 mod input;
+pub mod layered;
 mod observe;
 mod publish;
 mod registry;
 mod resource;
 mod server;
+mod source;
 mod validate;
 pub mod work;
 
+pub use catalog::{Catalog, CatalogError};
 pub use input::MAX_ROUNDS;
-pub use observe::{CallObserver, CallRecord, OffloadRecord};
+pub use observe::{CallObserver, CallOutcome, CallRecord, OffloadRecord};
 pub use registry::{
     CallContext, DynTool, InternalError, IntoToolResult, Principal, Registry, RegistryError,
     ToolFn, ToolFuture, ToolSpec, ToolSpecError, WithState,
@@ -73,5 +77,8 @@ pub use registry::{
 /// The rmcp this crate is built on, so that its types (`ToolAnnotations`, `Icon`, the transports)
 /// come in the one version toolwire speaks.
 pub use rmcp;
-pub use server::{Gateway, GatewayConfig, LegacyCounter, McpServer, STORED_RESULT_TEMPLATE};
+pub use server::{
+    Gateway, GatewayConfig, GatewayConfigBuilder, LegacyCounter, McpServer, STORED_RESULT_TEMPLATE,
+};
+pub use source::{ChangeSignal, SourceHealth, ToolSource};
 pub use toolwire_core::{ErrorCode, ToolError, ToolResult, ValidationMode};

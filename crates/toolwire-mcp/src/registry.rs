@@ -386,7 +386,7 @@ pub enum RegistryError {
 pub(crate) struct RegisteredTool {
     pub(crate) spec: ToolSpec,
     pub(crate) published: Vec<(McpRevision, rmcp::model::Tool)>,
-    pub(crate) input: CompiledSchema,
+    pub(crate) input: Arc<CompiledSchema>,
     pub(crate) output: ToolOutput,
     pub(crate) handler: Arc<dyn DynTool>,
 }
@@ -398,16 +398,30 @@ impl RegisteredTool {
     }
 }
 
-/// The tools a server offers, in registration order.
-#[derive(Default)]
+/// Tools in registration order, each compiled once: the tools of one [`ToolSource`] (a registry
+/// is the source of the Rust tools registered on it; other sources hand over their tools in
+/// one). Cheap to clone: the tools are shared.
+///
+/// [`ToolSource`]: crate::ToolSource
+#[derive(Clone)]
 pub struct Registry {
+    name: Arc<str>,
     tools: Vec<Arc<RegisteredTool>>,
     by_name: HashMap<String, usize>,
 }
 
+impl Default for Registry {
+    fn default() -> Self {
+        Self::named("tools")
+    }
+}
+
 impl std::fmt::Debug for Registry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.tools.iter().map(|t| &t.spec.name)).finish()
+        f.debug_struct("Registry")
+            .field("name", &self.name)
+            .field("tools", &self.tools.iter().map(|t| &t.spec.name).collect::<Vec<_>>())
+            .finish()
     }
 }
 
@@ -444,9 +458,20 @@ where
 }
 
 impl Registry {
-    /// An empty registry.
+    /// An empty registry, named `tools` as a source.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty registry with the source name `name` (what a name collision and the `source`
+    /// label name).
+    pub fn named(name: impl Into<Arc<str>>) -> Self {
+        Self { name: name.into(), tools: Vec::new(), by_name: HashMap::new() }
+    }
+
+    /// Its name as a source.
+    pub(crate) fn source_name(&self) -> &str {
+        &self.name
     }
 
     /// Registers a tool with a typed input and a typed output: the input schema comes from `I`,
@@ -528,8 +553,31 @@ impl Registry {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|reason| ToolSpecError::BadInputSchema { tool: spec.name.clone(), reason })?;
         self.by_name.insert(spec.name.clone(), self.tools.len());
+        let input = Arc::new(input);
         self.tools.push(Arc::new(RegisteredTool { spec, published, input, output, handler }));
         Ok(())
+    }
+
+    /// The same tools with each handler replaced by `wrap(handler)` (specs, definitions and
+    /// validators shared, nothing compiled again).
+    pub(crate) fn map_handlers(
+        &self,
+        mut wrap: impl FnMut(Arc<dyn DynTool>) -> Arc<dyn DynTool>,
+    ) -> Self {
+        let tools = self
+            .tools
+            .iter()
+            .map(|tool| {
+                Arc::new(RegisteredTool {
+                    spec: tool.spec.clone(),
+                    published: tool.published.clone(),
+                    input: Arc::clone(&tool.input),
+                    output: tool.output.clone(),
+                    handler: wrap(Arc::clone(&tool.handler)),
+                })
+            })
+            .collect();
+        Self { name: Arc::clone(&self.name), tools, by_name: self.by_name.clone() }
     }
 
     /// The number of tools.
@@ -545,10 +593,6 @@ impl Registry {
     /// The names, in registration order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.tools.iter().map(|t| t.spec.name.as_str())
-    }
-
-    pub(crate) fn get(&self, name: &str) -> Option<&Arc<RegisteredTool>> {
-        self.by_name.get(name).and_then(|&i| self.tools.get(i))
     }
 
     pub(crate) fn iter(&self) -> impl Iterator<Item = &Arc<RegisteredTool>> {

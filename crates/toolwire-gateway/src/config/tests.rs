@@ -277,7 +277,7 @@ fn limits_are_keyed_by_target_name() {
         mcp_targets.map(|t| (t, if t == mcp("2025-06-18") { 5000 } else { 9000 })).collect();
     assert_eq!(s.limits, expected);
     // … and reach the mapper the gateway renders with.
-    let Ok(mapper) = super::super::mapper(&s) else { panic!("no mapper") };
+    let Ok(mapper) = crate::gateway::mapper(&s) else { panic!("no mapper") };
     assert_eq!(mapper.config().limit(mcp("2025-06-18")), Some(5000));
     assert_eq!(mapper.config().limit(mcp("2026-07-28")), Some(9000));
 }

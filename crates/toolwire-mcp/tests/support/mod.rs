@@ -48,6 +48,14 @@ impl Peer {
         }
     }
 
+    /// The next message the server sends, whatever it is (a notification, an answer).
+    #[allow(dead_code)] // not every test file reads unrequested messages
+    pub async fn next_message(&mut self) -> Value {
+        let mut line = String::new();
+        assert!(self.reader.read_line(&mut line).await.unwrap() > 0, "closed");
+        serde_json::from_str(&line).unwrap()
+    }
+
     /// The `initialize` handshake on `revision`; returns the `initialize` result.
     pub async fn initialize(&mut self, revision: &str) -> Value {
         let init = self

@@ -20,7 +20,7 @@ use super::config::Transport;
 use super::metrics::Metrics;
 
 /// Accepts one connection and prepares its socket the way every served socket is.
-pub async fn accept(listener: &TcpListener) -> io::Result<(TcpStream, SocketAddr)> {
+pub(crate) async fn accept(listener: &TcpListener) -> io::Result<(TcpStream, SocketAddr)> {
     let (stream, peer) = listener.accept().await?;
     stream.set_nodelay(true)?;
     Ok((stream, peer))
@@ -28,7 +28,7 @@ pub async fn accept(listener: &TcpListener) -> io::Result<(TcpStream, SocketAddr
 
 /// Ctrl-C and SIGTERM, listened for from creation on: a signal that arrives before anyone
 /// waits is kept, not lost (nor left to the default action, which kills the process).
-pub struct Signals {
+pub(crate) struct Signals {
     #[cfg(unix)]
     term: Option<tokio::signal::unix::Signal>,
     #[cfg(unix)]
@@ -37,7 +37,7 @@ pub struct Signals {
 
 impl Signals {
     /// Starts listening (inside the runtime).
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         #[cfg(unix)]
         {
             use tokio::signal::unix::{SignalKind, signal};
@@ -51,7 +51,7 @@ impl Signals {
     }
 
     /// The next Ctrl-C or SIGTERM.
-    pub async fn recv(&mut self) {
+    pub(crate) async fn recv(&mut self) {
         #[cfg(unix)]
         {
             async fn one(signal: &mut Option<tokio::signal::unix::Signal>) {
@@ -76,7 +76,7 @@ impl Signals {
 }
 
 /// What [`serve`] is told by the process.
-pub struct Control {
+pub(crate) struct Control {
     /// The first signal drains, the second ends.
     pub signals: Signals,
     /// Cancelled when the drain begins: requests in flight go on, idle connections close.
@@ -88,7 +88,12 @@ pub struct Control {
 }
 
 /// Serves `app` on `listener` until a shutdown signal, then drains (see the module docs).
-pub async fn serve(listener: TcpListener, app: axum::Router, limits: &Transport, control: Control) {
+pub(crate) async fn serve(
+    listener: TcpListener,
+    app: axum::Router,
+    limits: &Transport,
+    control: Control,
+) {
     let Control { mut signals, drain, stop, metrics } = control;
     let slots = Arc::new(Semaphore::new(limits.max_connections));
     let mut connections = JoinSet::new();

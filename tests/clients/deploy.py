@@ -37,7 +37,7 @@ from typing import Any
 import httpx2
 import jwt
 from cryptography.hazmat.primitives.asymmetric import rsa
-from loopback import free_port, wait_for_port
+from loopback import finish, free_port, report, wait_for_port
 from mcp.client import Client
 from mcp.client.auth.utils import (
     build_protected_resource_metadata_discovery_urls,
@@ -268,14 +268,8 @@ def main(argv: list[str]) -> int:
             except subprocess.TimeoutExpired:
                 proc.kill()
         issuer.server.shutdown()
-        if failures and (tmp / "toolwire.log").exists():
-            print((tmp / "toolwire.log").read_text()[-4000:], file=sys.stderr)
-        shutil.rmtree(tmp, ignore_errors=True)
-    if failures:
-        print(f"{len(failures)} check(s) failed", file=sys.stderr)
-        return 1
-    print("every deployment check passed")
-    return 0
+        finish(failures, tmp, "toolwire.log")
+    return report(failures, "every deployment check passed")
 
 
 if __name__ == "__main__":

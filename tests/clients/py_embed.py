@@ -22,7 +22,6 @@ import asyncio
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -33,24 +32,14 @@ from typing import Any
 
 import httpx2
 from deploy import Issuer, calls, check, failures, metrics
-from loopback import free_port, wait_for_port
+from loopback import finish, free_port, report, wait_for_port
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from py_client import DEMO_TOOLS
 
-TOOLS = [
-    "catalog_search",
-    "catalog_get",
-    "catalog_count",
-    "catalog_update_price",
-    "catalog_export",
-    "catalog_chart",
-    "legacy_echo",
-    "catalog_confirm_price",
-    "catalog_describe",
-    "orders_find",
-    "greet",
-]
+# The demo catalog, then the app tool, then the embedding app's own source.
+TOOLS = [*DEMO_TOOLS, "orders_find", "greet"]
 
 
 def start_app() -> ThreadingHTTPServer:
@@ -186,14 +175,8 @@ def main(argv: list[str]) -> int:
                 proc.kill()
         issuer.server.shutdown()
         app.shutdown()
-        if failures and (tmp / "embed.log").exists():
-            print((tmp / "embed.log").read_text()[-4000:], file=sys.stderr)
-        shutil.rmtree(tmp, ignore_errors=True)
-    if failures:
-        print(f"{len(failures)} check(s) failed", file=sys.stderr)
-        return 1
-    print("every embedding check passed")
-    return 0
+        finish(failures, tmp, "embed.log")
+    return report(failures, "every embedding check passed")
 
 
 if __name__ == "__main__":

@@ -14,8 +14,6 @@
 //! [`names`]. The layers inside the crate (ARCHITECTURE.md, "The core's layers") are kept by a
 //! test.
 
-#![warn(unreachable_pub)]
-
 mod any;
 mod data;
 mod error;

@@ -31,7 +31,7 @@ struct StaticToken {
 
 /// Who may call over HTTP.
 #[derive(Debug)]
-pub struct Auth {
+pub(crate) struct Auth {
     tokens: Vec<StaticToken>,
     anonymous: Option<Principal>,
     oauth: Option<OAuth>,
@@ -41,7 +41,7 @@ pub struct Auth {
 
 /// Why a request was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     /// No credentials and anonymous access is off.
     Missing,
     /// The `Authorization` header is not UTF-8 text, or not `Bearer <token>`.
@@ -54,7 +54,7 @@ pub enum Refusal {
 
 /// A principal and, for OAuth tokens, the scopes that came with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Caller {
+pub(crate) struct Caller {
     /// The principal.
     pub principal: Principal,
     /// True when the principal came from an OAuth access token.
@@ -63,7 +63,7 @@ pub struct Caller {
 
 impl Auth {
     /// From the settings: no config file → everyone is `anonymous`.
-    pub fn from_settings(settings: &Settings) -> Self {
+    pub(crate) fn from_settings(settings: &Settings) -> Self {
         let tokens = settings
             .tokens
             .iter()
@@ -85,7 +85,7 @@ impl Auth {
     }
 
     /// The OAuth resource server, when configured.
-    pub fn oauth(&self) -> Option<&OAuth> {
+    pub(crate) fn oauth(&self) -> Option<&OAuth> {
         self.oauth.as_ref()
     }
 
@@ -105,7 +105,11 @@ impl Auth {
 
     /// The caller for an `Authorization` header's bytes (or their absence), at `now` (Unix
     /// seconds).
-    pub async fn caller(&self, authorization: Option<&[u8]>, now: i64) -> Result<Caller, Refusal> {
+    pub(crate) async fn caller(
+        &self,
+        authorization: Option<&[u8]>,
+        now: i64,
+    ) -> Result<Caller, Refusal> {
         let Some(bytes) = authorization else {
             let principal = self.anonymous.clone().ok_or(Refusal::Missing)?;
             return Ok(Caller { principal, oauth: false });
@@ -129,7 +133,7 @@ impl Auth {
     }
 
     /// The URL of this server's Protected Resource Metadata (RFC 9728), from the audience.
-    pub fn resource_metadata_url(&self) -> Option<String> {
+    pub(crate) fn resource_metadata_url(&self) -> Option<String> {
         let audience = &self.oauth.as_ref()?.settings().audience;
         let (origin, path) = split_url(audience);
         Some(format!("{origin}/.well-known/oauth-protected-resource{path}"))
@@ -227,7 +231,11 @@ fn unix_now() -> i64 {
 }
 
 /// The axum middleware: puts the caller's [`Principal`] into the request, or answers 401/403.
-pub async fn middleware(State(auth): State<Arc<Auth>>, request: Request, next: Next) -> Response {
+pub(crate) async fn middleware(
+    State(auth): State<Arc<Auth>>,
+    request: Request,
+    next: Next,
+) -> Response {
     match admit(&auth, request).await {
         Ok(request) => next.run(request).await,
         Err(refused) => refused,
@@ -235,7 +243,7 @@ pub async fn middleware(State(auth): State<Arc<Auth>>, request: Request, next: N
 }
 
 /// The request with the caller's [`Principal`] in it, or the 400/401/403 answer that refuses it.
-pub async fn admit(auth: &Auth, mut request: Request) -> Result<Request, Response> {
+pub(crate) async fn admit(auth: &Auth, mut request: Request) -> Result<Request, Response> {
     let authorization = request.headers().get(header::AUTHORIZATION).map(|v| v.as_bytes().to_vec());
     let caller = match auth.caller(authorization.as_deref(), unix_now()).await {
         Ok(caller) => caller,
@@ -271,7 +279,7 @@ pub async fn admit(auth: &Auth, mut request: Request) -> Result<Request, Respons
 
 /// The Protected Resource Metadata routes (RFC 9728): the root form and the form suffixed with
 /// the MCP path; never behind authentication (clients read them to learn where to get a token).
-pub fn discovery(auth: Arc<Auth>) -> axum::Router {
+pub(crate) fn discovery(auth: Arc<Auth>) -> axum::Router {
     const PRM: &str = "/.well-known/oauth-protected-resource";
     axum::Router::new()
         .route(PRM, axum::routing::get(protected_resource))

@@ -15,7 +15,7 @@ use super::png;
 mod input;
 
 /// Products in the demo catalog: enough that the export is well over the 256 KiB limit.
-pub const CATALOG_SIZE: u64 = 2000;
+pub(crate) const CATALOG_SIZE: u64 = 2000;
 
 const CATEGORIES: [&str; 5] = ["chairs", "tables", "lamps", "desks", "shelves"];
 const NOUNS: [&str; 5] = ["chair", "table", "lamp", "desk", "shelf"];
@@ -24,7 +24,7 @@ const ADJECTIVES: [&str; 8] =
 
 /// One product.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct Product {
+pub(crate) struct Product {
     /// Its id, from 1.
     pub id: u64,
     /// Its name.
@@ -57,10 +57,10 @@ fn products_json<'a>(products: impl IntoIterator<Item = &'a Product>) -> Prepare
 }
 
 /// The catalog shared by the demo tools.
-pub type Catalog = Arc<RwLock<Vec<Product>>>;
+pub(crate) type Catalog = Arc<RwLock<Vec<Product>>>;
 
 /// The deterministic catalog.
-pub fn catalog() -> Catalog {
+pub(crate) fn catalog() -> Catalog {
     let products = (1..=CATALOG_SIZE)
         .map(|id| {
             let category = CATEGORIES[(id % 5) as usize];

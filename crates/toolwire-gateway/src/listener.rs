@@ -3,6 +3,11 @@
 //! client's delayed ACK), open connections are capped, a client must send a request's headers
 //! within a timeout, and shutdown drains: stop accepting, let requests in flight finish within
 //! the grace period, then close whatever is left. A second signal ends at once.
+//!
+//! The accept loop is written here rather than taken from `axum::serve`: axum sets neither a
+//! header read timeout nor a cap on open connections (a connection over the cap is closed at
+//! once, before a byte is read). The drain itself is hyper-util's [`GracefulShutdown`], which
+//! closes each watched connection once its request in flight is answered.
 
 use std::io;
 use std::net::SocketAddr;
@@ -10,6 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
@@ -20,7 +26,7 @@ use super::config::Transport;
 use super::metrics::Metrics;
 
 /// Accepts one connection and prepares its socket the way every served socket is.
-pub async fn accept(listener: &TcpListener) -> io::Result<(TcpStream, SocketAddr)> {
+pub(crate) async fn accept(listener: &TcpListener) -> io::Result<(TcpStream, SocketAddr)> {
     let (stream, peer) = listener.accept().await?;
     stream.set_nodelay(true)?;
     Ok((stream, peer))
@@ -28,7 +34,7 @@ pub async fn accept(listener: &TcpListener) -> io::Result<(TcpStream, SocketAddr
 
 /// Ctrl-C and SIGTERM, listened for from creation on: a signal that arrives before anyone
 /// waits is kept, not lost (nor left to the default action, which kills the process).
-pub struct Signals {
+pub(crate) struct Signals {
     #[cfg(unix)]
     term: Option<tokio::signal::unix::Signal>,
     #[cfg(unix)]
@@ -37,7 +43,7 @@ pub struct Signals {
 
 impl Signals {
     /// Starts listening (inside the runtime).
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         #[cfg(unix)]
         {
             use tokio::signal::unix::{SignalKind, signal};
@@ -51,7 +57,7 @@ impl Signals {
     }
 
     /// The next Ctrl-C or SIGTERM.
-    pub async fn recv(&mut self) {
+    pub(crate) async fn recv(&mut self) {
         #[cfg(unix)]
         {
             async fn one(signal: &mut Option<tokio::signal::unix::Signal>) {
@@ -76,7 +82,7 @@ impl Signals {
 }
 
 /// What [`serve`] is told by the process.
-pub struct Control {
+pub(crate) struct Control {
     /// The first signal drains, the second ends.
     pub signals: Signals,
     /// Cancelled when the drain begins: requests in flight go on, idle connections close.
@@ -88,9 +94,15 @@ pub struct Control {
 }
 
 /// Serves `app` on `listener` until a shutdown signal, then drains (see the module docs).
-pub async fn serve(listener: TcpListener, app: axum::Router, limits: &Transport, control: Control) {
+pub(crate) async fn serve(
+    listener: TcpListener,
+    app: axum::Router,
+    limits: &Transport,
+    control: Control,
+) {
     let Control { mut signals, drain, stop, metrics } = control;
     let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let graceful = GracefulShutdown::new();
     let mut connections = JoinSet::new();
     let mut full = false;
     {
@@ -122,11 +134,11 @@ pub async fn serve(listener: TcpListener, app: axum::Router, limits: &Transport,
                     };
                     full = false;
                     let app = app.clone();
-                    let drain = drain.clone();
+                    let watcher = graceful.watcher();
                     let timeout = limits.header_read_timeout;
                     let counted = metrics.connection();
                     connections.spawn(async move {
-                        connection(stream, app, timeout, drain).await;
+                        connection(stream, app, timeout, watcher).await;
                         drop((slot, counted));
                     });
                 }
@@ -136,10 +148,11 @@ pub async fn serve(listener: TcpListener, app: axum::Router, limits: &Transport,
     drop(listener);
     let open = connections.len();
     tracing::info!(open, grace_ms = limits.shutdown_grace.as_millis() as u64, "draining");
+    // Streams that never end by themselves (a session's `GET`) end on `drain`; each connection
+    // closes once its request in flight is answered.
     drain.cancel();
-    let drained = async { while connections.join_next().await.is_some() {} };
     tokio::select! {
-        () = drained => {}
+        () = graceful.shutdown() => {}
         () = tokio::time::sleep(limits.shutdown_grace) => {
             tracing::warn!(open = connections.len(), "shutdown grace over; closing what is left");
         }
@@ -152,25 +165,17 @@ pub async fn serve(listener: TcpListener, app: axum::Router, limits: &Transport,
 }
 
 /// One HTTP/1.1 connection, until the client closes it, its headers time out, or the drain
-/// closes it once its request in flight (if any) is answered.
+/// (`watcher`'s shutdown) closes it once its request in flight (if any) is answered.
 async fn connection(
     stream: TcpStream,
     app: axum::Router,
     header_read_timeout: Duration,
-    drain: CancellationToken,
+    watcher: Watcher,
 ) {
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(TokioTimer::new()).header_read_timeout(header_read_timeout);
     let served = http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(app));
-    tokio::pin!(served);
-    let outcome = tokio::select! {
-        outcome = served.as_mut() => outcome,
-        () = drain.cancelled() => {
-            served.as_mut().graceful_shutdown();
-            served.await
-        }
-    };
-    if let Err(error) = outcome {
+    if let Err(error) = watcher.watch(served).await {
         tracing::debug!(%error, "connection ended");
     }
 }

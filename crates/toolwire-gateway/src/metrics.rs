@@ -25,7 +25,7 @@ use toolwire_mcp::{CallObserver, CallOutcome, CallRecord, OffloadRecord};
 use toolwire_store::StoreError;
 
 /// The `Content-Type` of [`Metrics::render`]'s text.
-pub const CONTENT_TYPE: &str = prometheus_client::encoding::prometheus_text::CONTENT_TYPE;
+pub(crate) const CONTENT_TYPE: &str = prometheus_client::encoding::prometheus_text::CONTENT_TYPE;
 
 /// Upper bounds of the call duration histogram, in seconds.
 const DURATION_BUCKETS: [f64; 12] =

@@ -70,7 +70,7 @@ impl Algorithm {
 
 /// Why an access token was refused (said in the 401 and the log; never the token itself).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum TokenError {
+pub(crate) enum TokenError {
     /// Not three base64url parts with JSON header and claims.
     #[error("the token is not a well-formed JWT")]
     Malformed,
@@ -112,7 +112,7 @@ pub enum TokenError {
 /// Why the issuer's keys could not be fetched (for the log and `serve --check`).
 #[derive(Debug, thiserror::Error)]
 #[error("{url}: {message}")]
-pub struct FetchError {
+pub(crate) struct FetchError {
     /// What was fetched.
     pub url: String,
     /// What went wrong.
@@ -222,7 +222,7 @@ fn refusal(kind: &ErrorKind) -> TokenError {
 
 /// The resource server: settings, the cached keys and the client that fetches them.
 #[derive(Debug)]
-pub struct OAuth {
+pub(crate) struct OAuth {
     settings: OAuthSettings,
     http: reqwest::Client,
     keys: RwLock<Vec<Jwk>>,
@@ -232,7 +232,7 @@ pub struct OAuth {
 
 impl OAuth {
     /// A resource server for `settings`; keys are fetched on first use (or by [`OAuth::refresh`]).
-    pub fn new(settings: OAuthSettings) -> Self {
+    pub(crate) fn new(settings: OAuthSettings) -> Self {
         // Like app endpoints: no redirects followed, no proxy from the environment, and a TLS
         // configuration that names its provider. A system without CA certificates trusts no
         // `https://` issuer (fetching the keys fails, in the log and `/readyz`) rather than
@@ -253,17 +253,17 @@ impl OAuth {
     }
 
     /// The settings.
-    pub fn settings(&self) -> &OAuthSettings {
+    pub(crate) fn settings(&self) -> &OAuthSettings {
         &self.settings
     }
 
     /// How many usable keys are cached.
-    pub async fn key_count(&self) -> usize {
+    pub(crate) async fn key_count(&self) -> usize {
         self.keys.read().await.len()
     }
 
     /// Fetches the keys now (at start, and for `serve --check`).
-    pub async fn refresh(&self) -> Result<usize, FetchError> {
+    pub(crate) async fn refresh(&self) -> Result<usize, FetchError> {
         let mut fetched = self.fetched.lock().await;
         self.fetch_into(&mut fetched).await
     }
@@ -329,7 +329,7 @@ impl OAuth {
 
     /// Checks `token` at `now` (Unix seconds) and returns the principal it stands for, with the
     /// privileges its scopes (and privileges claim) grant.
-    pub async fn verify(&self, token: &str, now: i64) -> Result<Principal, TokenError> {
+    pub(crate) async fn verify(&self, token: &str, now: i64) -> Result<Principal, TokenError> {
         let header = protected_header(token)?;
         let alg_name = header.get("alg").and_then(Value::as_str).unwrap_or("none");
         let alg = Algorithm::parse(alg_name)
@@ -435,7 +435,7 @@ impl OAuth {
     /// The scopes that would grant the privileges in `missing`, when each has one; `None` when a
     /// missing privilege comes from no scope (then a new token would not help: the gateway
     /// answers `missing_privilege` itself).
-    pub fn scopes_for(&self, missing: &[String]) -> Option<Vec<String>> {
+    pub(crate) fn scopes_for(&self, missing: &[String]) -> Option<Vec<String>> {
         let mut needed = BTreeSet::new();
         for privilege in missing {
             let scope = self
@@ -462,7 +462,7 @@ fn words(value: Option<&Value>) -> BTreeSet<String> {
 }
 
 /// `https://host:port/path` → (`https://host:port`, `/path`); the path is empty at the root.
-pub fn split_url(url: &str) -> (&str, &str) {
+pub(crate) fn split_url(url: &str) -> (&str, &str) {
     let after_scheme = url.find("://").map_or(0, |i| i + 3);
     match url[after_scheme..].find('/') {
         Some(i) => {

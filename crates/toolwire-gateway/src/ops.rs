@@ -22,7 +22,7 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// What the three endpoints look at.
 #[derive(Debug, Clone)]
-pub struct Ops {
+pub(crate) struct Ops {
     /// The result store and its signer.
     pub stored: StoredResults,
     /// Who may call (for the OAuth keys).
@@ -36,7 +36,7 @@ pub struct Ops {
 }
 
 /// The routes: `/healthz`, `/readyz` and the metrics path.
-pub fn router(metrics_path: &str, ops: Ops) -> axum::Router {
+pub(crate) fn router(metrics_path: &str, ops: Ops) -> axum::Router {
     axum::Router::new()
         .route("/healthz", axum::routing::get(healthz))
         .route("/readyz", axum::routing::get(readyz))
@@ -51,7 +51,10 @@ async fn healthz() -> Response {
 
 /// Writes and deletes a small record: the store takes writes (and Redis is reachable). A store
 /// failure is counted in `metrics` when there are any (`serve --check` has none).
-pub async fn probe_store(stored: &StoredResults, metrics: Option<&Metrics>) -> Result<(), String> {
+pub(crate) async fn probe_store(
+    stored: &StoredResults,
+    metrics: Option<&Metrics>,
+) -> Result<(), String> {
     let now = chrono::Utc::now();
     let record = Record::new(
         b"ready".to_vec(),
@@ -133,7 +136,7 @@ async fn metrics(State(ops): State<Ops>) -> Response {
 }
 
 /// `serve --check`: what would be served, after checking the store and the issuer's keys.
-pub async fn check(
+pub(crate) async fn check(
     settings: &Settings,
     tools: &[&str],
     stored: &StoredResults,

@@ -4,7 +4,12 @@
 
 /// Encodes `pixels` (`width * height` palette indices 0–3, rows top to bottom) with `palette`
 /// (1–4 RGB colours) as a PNG file.
-pub fn encode_indexed(width: u32, height: u32, palette: &[[u8; 3]], pixels: &[u8]) -> Vec<u8> {
+pub(crate) fn encode_indexed(
+    width: u32,
+    height: u32,
+    palette: &[[u8; 3]],
+    pixels: &[u8],
+) -> Vec<u8> {
     let width_px = width as usize;
     let row = width_px.div_ceil(4);
     let mut raw = Vec::with_capacity((row + 1) * height as usize);

@@ -25,14 +25,14 @@ use super::config::Transport;
 
 /// rmcp's local sessions, at most `cap` at a time.
 #[derive(Debug)]
-pub struct CappedSessions {
+pub(crate) struct CappedSessions {
     inner: LocalSessionManager,
     cap: usize,
 }
 
 /// Why a session operation failed.
 #[derive(Debug, thiserror::Error)]
-pub enum SessionsError {
+pub(crate) enum SessionsError {
     /// As many sessions are open as the configuration allows.
     #[error(
         "{0} sessions are open, as many as transport.max_sessions allows; end a session (DELETE) or try again later"
@@ -45,7 +45,7 @@ pub enum SessionsError {
 
 impl CappedSessions {
     /// Sessions as `limits` says: the cap and the idle expiry.
-    pub fn new(limits: &Transport) -> Self {
+    pub(crate) fn new(limits: &Transport) -> Self {
         let mut inner = LocalSessionManager::default();
         inner.session_config = {
             let mut config = SessionConfig::default();
@@ -56,7 +56,7 @@ impl CappedSessions {
     }
 
     /// Sessions open now.
-    pub async fn open(&self) -> usize {
+    pub(crate) async fn open(&self) -> usize {
         self.inner.sessions.read().await.len()
     }
 }

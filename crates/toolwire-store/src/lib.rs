@@ -15,8 +15,6 @@
 //!
 //! The modules are private: every public item is re-exported here, at one path.
 
-#![warn(unreachable_pub)]
-
 mod config;
 mod keys;
 mod link;

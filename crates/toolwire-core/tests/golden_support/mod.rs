@@ -11,12 +11,12 @@ use toolwire_core::{
 use toolwire_core::{MapperConfig, Output, OutputMapper, RenderContext, Rendered};
 
 /// The render time of every golden render.
-pub fn now() -> Timestamp {
+pub(crate) fn now() -> Timestamp {
     ts("2026-11-29T10:00:00Z")
 }
 
 /// A timestamp from text.
-pub fn ts(text: &str) -> Timestamp {
+pub(crate) fn ts(text: &str) -> Timestamp {
     match Timestamp::parse(text) {
         Ok(at) => at,
         Err(err) => panic!("{err}"),
@@ -25,17 +25,17 @@ pub fn ts(text: &str) -> Timestamp {
 
 /// The server version golden renders carry (2026-07-28 `serverInfo`), pinned so that a version
 /// bump of the crates does not rewrite every snapshot.
-pub const SERVER_VERSION: &str = "0.1.0";
+pub(crate) const SERVER_VERSION: &str = "0.1.0";
 
 /// The mapper of the golden renders: defaults, with the server version pinned.
-pub fn golden_mapper() -> OutputMapper {
+pub(crate) fn golden_mapper() -> OutputMapper {
     OutputMapper::new(MapperConfig::default().with_server_info("toolwire", SERVER_VERSION))
 }
 
 /// One render in a reviewed snapshot: `json` pretty-printed (key order and number text kept).
 /// The compact wire text must be exactly the compact re-serialization of that JSON, so a
 /// snapshot that matches pins every byte of the wire.
-pub fn snapshot_entry(target: Target, json: &str) -> String {
+pub(crate) fn snapshot_entry(target: Target, json: &str) -> String {
     let parsed: Value =
         serde_json::from_str(json).unwrap_or_else(|err| panic!("{target}: {err}\n{json}"));
     let compact = serde_json::to_string(&parsed).unwrap_or_else(|err| panic!("{err}"));
@@ -44,12 +44,12 @@ pub fn snapshot_entry(target: Target, json: &str) -> String {
 }
 
 /// The snapshot name of a target and phase: `mcp-2025-06-18-compat`, `legacy`, `a2a-0.3`.
-pub fn snapshot_name(target: Target, phase: Phase) -> String {
+pub(crate) fn snapshot_name(target: Target, phase: Phase) -> String {
     label(target, phase).replace(' ', "-")
 }
 
 /// The fixed link the large sample is offloaded to.
-pub fn fixed_link() -> StoredLink {
+pub(crate) fn fixed_link() -> StoredLink {
     StoredLink::new("toolwire://results/r-7f3c?exp=1796032800&kid=k1&sig=c2lnbmF0dXJl")
         .size(70_000)
         .expires_at(ts("2026-11-29T11:00:00Z"))
@@ -72,7 +72,7 @@ fn details(value: Value) -> Map<String, Value> {
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR";
 
 /// The sample set: name → result.
-pub fn samples() -> Vec<(&'static str, ToolResult)> {
+pub(crate) fn samples() -> Vec<(&'static str, ToolResult)> {
     let mut samples = vec![
         ("object", ToolResult::success(json!({"id": 7, "name": "Chair", "price": 49.9}))),
         ("list", ToolResult::success(json!([{"id": 1}, {"id": 2}]))),
@@ -186,7 +186,7 @@ pub fn samples() -> Vec<(&'static str, ToolResult)> {
 }
 
 /// Text, png image, audio, pdf binary, resource link, embedded text, embedded blob.
-pub fn mixed_parts() -> ToolResult {
+pub(crate) fn mixed_parts() -> ToolResult {
     build(
         ToolResult::builder()
             .data(json!({"report": "ready"}))
@@ -212,7 +212,7 @@ pub fn mixed_parts() -> ToolResult {
 }
 
 /// A result well over 4 KiB.
-pub fn large() -> ToolResult {
+pub(crate) fn large() -> ToolResult {
     let rows: Vec<Value> =
         (0..200).map(|i| json!({"id": i, "name": format!("Product {i}")})).collect();
     build(
@@ -224,7 +224,7 @@ pub fn large() -> ToolResult {
 }
 
 /// Every target with the phases that matter for it (legacy and A2A are phase-independent).
-pub fn renders() -> Vec<(Target, Phase)> {
+pub(crate) fn renders() -> Vec<(Target, Phase)> {
     let mut all = Vec::new();
     for target in Target::ALL {
         match target {
@@ -239,7 +239,7 @@ pub fn renders() -> Vec<(Target, Phase)> {
 }
 
 /// A label for a render.
-pub fn label(target: Target, phase: Phase) -> String {
+pub(crate) fn label(target: Target, phase: Phase) -> String {
     match (target, phase) {
         (Target::Mcp(_), Phase::Compat) => format!("{target} compat"),
         (Target::Mcp(_), _) => format!("{target} spec"),
@@ -248,7 +248,7 @@ pub fn label(target: Target, phase: Phase) -> String {
 }
 
 /// Renders and expects a complete output.
-pub fn render_with(
+pub(crate) fn render_with(
     mapper: &OutputMapper,
     result: &ToolResult,
     target: Target,
@@ -265,7 +265,7 @@ pub fn render_with(
 }
 
 /// Renders with the default configuration and no declared output.
-pub fn render(result: &ToolResult, target: Target, phase: Phase) -> Output {
+pub(crate) fn render(result: &ToolResult, target: Target, phase: Phase) -> Output {
     render_with(
         &OutputMapper::default(),
         result,
@@ -276,7 +276,7 @@ pub fn render(result: &ToolResult, target: Target, phase: Phase) -> Output {
 }
 
 /// Renders with a declared output.
-pub fn render_declared(
+pub(crate) fn render_declared(
     result: &ToolResult,
     target: Target,
     phase: Phase,
@@ -292,13 +292,13 @@ pub fn render_declared(
 }
 
 /// Asserts that the wire checker accepts `json` for `target`.
-pub fn assert_wire_clean(target: Target, json: &str) {
+pub(crate) fn assert_wire_clean(target: Target, json: &str) {
     let violations = wire::check(target, json);
     assert!(violations.is_empty(), "{target}: {violations:?}\n{json}");
 }
 
 /// Parses JSON text, panicking with the text on failure.
-pub fn value(json: &str) -> Value {
+pub(crate) fn value(json: &str) -> Value {
     match serde_json::from_str(json) {
         Ok(value) => value,
         Err(err) => panic!("{err}: {json}"),
@@ -306,7 +306,7 @@ pub fn value(json: &str) -> Value {
 }
 
 /// The MCP target of a revision name.
-pub fn mcp(name: &str) -> Target {
+pub(crate) fn mcp(name: &str) -> Target {
     match Target::parse(name) {
         Ok(target) => target,
         Err(err) => panic!("{err}"),
@@ -314,7 +314,7 @@ pub fn mcp(name: &str) -> Target {
 }
 
 /// The input-required samples (DESIGN §10): name → result.
-pub fn input_samples() -> Vec<(&'static str, ToolResult)> {
+pub(crate) fn input_samples() -> Vec<(&'static str, ToolResult)> {
     use toolwire_core::input::{InputRequest, InputRequired, confirm_request};
     let confirm = InputRequired::new()
         .request("confirm", confirm_request("Set the price of product 7 to 12.50?"))

@@ -5,7 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Every `.rs` file under `dir`, at any depth (nothing when `dir` does not exist).
-pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = fs::read_dir(dir) else { return };
     for entry in entries.flatten() {
         let path = entry.path();
@@ -18,7 +18,7 @@ pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// The code of one line without `//` comments and with string literals emptied.
-pub fn strip_strings_and_comments(line: &str) -> String {
+pub(crate) fn strip_strings_and_comments(line: &str) -> String {
     let mut out = String::with_capacity(line.len());
     let mut chars = line.chars().peekable();
     let mut in_string = false;

@@ -19,7 +19,7 @@ use toolwire_core::{
 
 /// Arbitrary valid native results: every part type, stored links, every metadata field and
 /// extensions; successes with or without data, failures without data.
-pub fn arb_result() -> impl Strategy<Value = ToolResult> {
+pub(crate) fn arb_result() -> impl Strategy<Value = ToolResult> {
     let content = (
         option::of(arb_text()),
         vec(arb_part(), 0..4),

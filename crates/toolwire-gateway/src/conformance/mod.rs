@@ -45,7 +45,7 @@ const HEADER_TOOL: &str = "test_header_param";
 /// logging level the client set and the resources it subscribed to (one of each for the whole
 /// fixture server, which serves one suite run at a time).
 #[derive(Debug, Clone)]
-pub struct Conformance {
+pub(crate) struct Conformance {
     state: Arc<State>,
     tools: Registry,
 }
@@ -58,7 +58,7 @@ struct State {
 
 impl Conformance {
     /// Fresh fixtures: logging at `debug`, no subscriptions, every fixture tool registered.
-    pub fn new() -> Result<Self, RegistryError> {
+    pub(crate) fn new() -> Result<Self, RegistryError> {
         let state = Arc::new(State {
             level: Mutex::new(LoggingLevel::Debug),
             subscriptions: Mutex::new(BTreeSet::new()),
@@ -71,7 +71,7 @@ impl Conformance {
     /// `server` with what the fixtures answer beside their tools, resources and prompts:
     /// completion, subscriptions (every `subscriptions/listen` kind accepted, narrowed by rmcp
     /// to what is announced), the logging level, and the refusal of `test_missing_capability`.
-    pub fn extend(&self, server: McpServer) -> McpServer {
+    pub(crate) fn extend(&self, server: McpServer) -> McpServer {
         server
             .with_completion(self.clone())
             .with_subscriptions(self.clone())

@@ -7,7 +7,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use toolwire_mcp::McpServer;
 
 /// The client end of one connection.
-pub struct Peer {
+pub(crate) struct Peer {
     reader: BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>,
     writer: tokio::io::WriteHalf<tokio::io::DuplexStream>,
     next_id: u64,
@@ -15,7 +15,7 @@ pub struct Peer {
 
 impl Peer {
     /// Serves `server` on a fresh in-memory stream and returns its client end (not initialized).
-    pub fn connect(server: McpServer) -> Self {
+    pub(crate) fn connect(server: McpServer) -> Self {
         let (client_io, server_io) = tokio::io::duplex(1 << 20);
         let (server_read, server_write) = tokio::io::split(server_io);
         tokio::spawn(async move {
@@ -28,12 +28,12 @@ impl Peer {
     }
 
     /// Sends one message.
-    pub async fn send(&mut self, message: Value) {
+    pub(crate) async fn send(&mut self, message: Value) {
         self.writer.write_all(format!("{message}\n").as_bytes()).await.unwrap();
     }
 
     /// Sends a request and returns its answer (skipping notifications).
-    pub async fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) async fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).await;
@@ -50,14 +50,14 @@ impl Peer {
 
     /// The next message the server sends, whatever it is (a notification, an answer).
     #[allow(dead_code)] // not every test file reads unrequested messages
-    pub async fn next_message(&mut self) -> Value {
+    pub(crate) async fn next_message(&mut self) -> Value {
         let mut line = String::new();
         assert!(self.reader.read_line(&mut line).await.unwrap() > 0, "closed");
         serde_json::from_str(&line).unwrap()
     }
 
     /// The `initialize` handshake on `revision`; returns the `initialize` result.
-    pub async fn initialize(&mut self, revision: &str) -> Value {
+    pub(crate) async fn initialize(&mut self, revision: &str) -> Value {
         let init = self
             .request(
                 "initialize",

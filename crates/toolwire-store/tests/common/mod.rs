@@ -15,27 +15,27 @@ use toolwire_store::{Clock, Record, RecordId, ResultStore};
 /// A clock that stands still until the test moves it on: expiry is tested by moving time, not
 /// by waiting for it.
 #[derive(Debug)]
-pub struct ManualClock(Mutex<DateTime<Utc>>);
+pub(crate) struct ManualClock(Mutex<DateTime<Utc>>);
 
 impl ManualClock {
     /// A clock at the current system time, to the millisecond (the precision of records).
-    pub fn start() -> Arc<Self> {
+    pub(crate) fn start() -> Arc<Self> {
         let now = Timestamp::with_fraction_digits(Utc::now(), 3).datetime();
         Arc::new(Self(Mutex::new(now)))
     }
 
     /// Moves the clock `millis` on.
-    pub fn advance(&self, millis: i64) {
+    pub(crate) fn advance(&self, millis: i64) {
         *self.0.lock().unwrap() += chrono::Duration::milliseconds(millis);
     }
 
     /// The time `millis` after the clock's now, with millisecond precision.
-    pub fn in_millis(&self, millis: i64) -> Timestamp {
+    pub(crate) fn in_millis(&self, millis: i64) -> Timestamp {
         Timestamp::with_fraction_digits(self.now() + chrono::Duration::milliseconds(millis), 3)
     }
 
     /// A record for `principal` made now and living `millis` by this clock.
-    pub fn record(&self, bytes: Vec<u8>, principal: &str, millis: i64) -> Record {
+    pub(crate) fn record(&self, bytes: Vec<u8>, principal: &str, millis: i64) -> Record {
         Record::new(bytes, "application/json", principal, self.in_millis(0), self.in_millis(millis))
     }
 }
@@ -47,11 +47,11 @@ impl Clock for ManualClock {
 }
 
 /// What a test says when `redis-server` is not installed.
-pub const REDIS_MISSING: &str = "redis-server is not installed: these tests need a real Redis; install redis-server \
+pub(crate) const REDIS_MISSING: &str = "redis-server is not installed: these tests need a real Redis; install redis-server \
      (apt install redis-server), as scripts/test does";
 
 /// Starts `command` (a `redis-server`); a missing binary fails with [`REDIS_MISSING`].
-pub fn spawn_redis_server(command: &mut Command) -> Result<Child, String> {
+pub(crate) fn spawn_redis_server(command: &mut Command) -> Result<Child, String> {
     command.spawn().map_err(|err| match err.kind() {
         std::io::ErrorKind::NotFound => format!("{REDIS_MISSING} ({err})"),
         _ => format!("cannot start redis-server: {err}"),
@@ -59,26 +59,26 @@ pub fn spawn_redis_server(command: &mut Command) -> Result<Child, String> {
 }
 
 /// A `redis-server` started for one test, killed when dropped.
-pub struct RedisServer {
+pub(crate) struct RedisServer {
     child: Option<Child>,
     port: u16,
     dir: tempfile::TempDir,
 }
 
 /// A free loopback port (bound to port 0, then released).
-pub fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind a free port");
     listener.local_addr().expect("local address").port()
 }
 
 impl RedisServer {
     /// Starts a server on a free port.
-    pub fn start() -> Self {
+    pub(crate) fn start() -> Self {
         Self::start_on(free_port())
     }
 
     /// Starts a server on `port` (no persistence) and waits until it answers PING.
-    pub fn start_on(port: u16) -> Self {
+    pub(crate) fn start_on(port: u16) -> Self {
         let dir = tempfile::tempdir().expect("temporary directory");
         let mut server = Self { child: None, port, dir };
         server.spawn();
@@ -117,13 +117,13 @@ impl RedisServer {
     }
 
     /// The URL of the server.
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("redis://127.0.0.1:{}/", self.port)
     }
 
     /// The milliseconds left before Redis expires `key` itself (`PTTL`: -2 when there is no
     /// such key, -1 when it never expires).
-    pub fn pttl(&self, key: &str) -> i64 {
+    pub(crate) fn pttl(&self, key: &str) -> i64 {
         let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
         stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
         write!(stream, "*2\r\n$4\r\nPTTL\r\n${}\r\n{key}\r\n", key.len()).unwrap();
@@ -139,12 +139,12 @@ impl RedisServer {
     }
 
     /// The port.
-    pub fn port(&self) -> u16 {
+    pub(crate) fn port(&self) -> u16 {
         self.port
     }
 
     /// Stops the server (the port stays this server's: [`RedisServer::restart`] reuses it).
-    pub fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();
             let _ = child.wait();
@@ -152,7 +152,7 @@ impl RedisServer {
     }
 
     /// Starts the server again on the same port.
-    pub fn restart(&mut self) {
+    pub(crate) fn restart(&mut self) {
         self.stop();
         self.spawn();
     }
@@ -165,17 +165,17 @@ impl Drop for RedisServer {
 }
 
 /// A timestamp `millis` from now, with millisecond precision.
-pub fn in_millis(millis: i64) -> Timestamp {
+pub(crate) fn in_millis(millis: i64) -> Timestamp {
     Timestamp::with_fraction_digits(Utc::now() + chrono::Duration::milliseconds(millis), 3)
 }
 
 /// A record for `principal` living `millis`.
-pub fn record(bytes: Vec<u8>, principal: &str, millis: i64) -> Record {
+pub(crate) fn record(bytes: Vec<u8>, principal: &str, millis: i64) -> Record {
     Record::new(bytes, "application/json", principal, in_millis(0), in_millis(millis))
 }
 
 /// Bytes of `len` from a small deterministic generator seeded with `seed`.
-pub fn pattern(seed: u64, len: usize) -> Vec<u8> {
+pub(crate) fn pattern(seed: u64, len: usize) -> Vec<u8> {
     let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     (0..len)
         .map(|_| {
@@ -188,7 +188,7 @@ pub fn pattern(seed: u64, len: usize) -> Vec<u8> {
 }
 
 /// The behaviour every store shares (DESIGN §6).
-pub async fn behaviour_suite(store: &dyn ResultStore) {
+pub(crate) async fn behaviour_suite(store: &dyn ResultStore) {
     // What is put is read back exactly: every byte value, the MIME type, the principal, both
     // timestamps with their precision.
     let all_bytes: Vec<u8> = (0..=255u8).collect();
@@ -231,7 +231,7 @@ pub async fn behaviour_suite(store: &dyn ResultStore) {
 
 /// Expiry on a store reading `clock`: a short-lived record is there until the clock reaches its
 /// expiry and never after, sweep or no sweep; the sweep removes exactly the expired record.
-pub async fn expiry_suite(store: &dyn ResultStore, clock: &ManualClock) {
+pub(crate) async fn expiry_suite(store: &dyn ResultStore, clock: &ManualClock) {
     let long = store.put(clock.record(b"long".to_vec(), "p", 3_600_000)).await.unwrap();
     let short = clock.record(b"short".to_vec(), "p", 2000);
     let short_id = store.put(short.clone()).await.unwrap();
@@ -263,7 +263,7 @@ pub async fn expiry_suite(store: &dyn ResultStore, clock: &ManualClock) {
 }
 
 /// 64 tasks put and read 1 MiB records at once; every record comes back intact.
-pub async fn concurrency_suite(store: std::sync::Arc<dyn ResultStore>) {
+pub(crate) async fn concurrency_suite(store: std::sync::Arc<dyn ResultStore>) {
     let mut tasks = Vec::new();
     for n in 0..64u64 {
         let store = std::sync::Arc::clone(&store);

@@ -17,7 +17,7 @@ use toolwire_check::audit::{self as check, Options, Progress, cases};
 
 /// The arguments of `toolwire check`.
 #[derive(Debug, clap::Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// The server's Streamable HTTP endpoint, e.g. `http://127.0.0.1:8080/mcp`.
     pub url: Option<String>,
     /// A server to start and speak to over stdio, after `--`: `toolwire check -- python server.py`.
@@ -49,7 +49,7 @@ pub struct CheckArgs {
 
 /// How the report is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// A table.
     Text,
     /// The report as JSON.
@@ -64,7 +64,7 @@ fn formats() -> super::names::ByName<Format> {
 }
 
 /// Runs the command.
-pub fn run(args: CheckArgs) -> Result<(), Failure> {
+pub(crate) fn run(args: CheckArgs) -> Result<(), Failure> {
     let json = args.format == Format::Json;
     let options = options(args)?;
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -1,19 +1,19 @@
 //! One module per command; each returns `Ok(())` or a [`Failure`] with its exit code.
 
-pub mod check;
-pub mod names;
-pub mod parse;
-pub mod read;
-pub mod render;
-pub mod schema;
-pub mod serve;
-pub mod validate;
+pub(crate) mod check;
+pub(crate) mod names;
+pub(crate) mod parse;
+pub(crate) mod read;
+pub(crate) mod render;
+pub(crate) mod schema;
+pub(crate) mod serve;
+pub(crate) mod validate;
 
 use std::io::{self, Read, Write};
 
 /// A command that did not succeed: the exit code and the one line for standard error.
 #[derive(Debug)]
-pub struct Failure {
+pub(crate) struct Failure {
     /// 1 a check said no, 2 bad input or flags or config, 3 over the limit without a store.
     pub code: u8,
     /// One line saying what is wrong and where.
@@ -23,22 +23,22 @@ pub struct Failure {
 impl Failure {
     /// Exit 1: a check said no.
     #[allow(dead_code, reason = "exit 1 belongs to validate and read, which arrive later")]
-    pub fn check(message: impl Into<String>) -> Self {
+    pub(crate) fn check(message: impl Into<String>) -> Self {
         Self { code: 1, message: message.into() }
     }
 
     /// Exit 2: bad input, a refused declaration, a bad flag or a bad config.
-    pub fn input(message: impl Into<String>) -> Self {
+    pub(crate) fn input(message: impl Into<String>) -> Self {
         Self { code: 2, message: message.into() }
     }
 }
 
 /// The default bound on standard input: 64 MiB.
-pub const DEFAULT_MAX_INPUT: u64 = 64 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_INPUT: u64 = 64 * 1024 * 1024;
 
 /// The input bound every command reading standard input takes.
 #[derive(Debug, Clone, Copy, clap::Args)]
-pub struct InputArgs {
+pub(crate) struct InputArgs {
     /// The most bytes read from standard input; a longer input exits 2.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_INPUT)]
     pub max_input: u64,
@@ -46,7 +46,7 @@ pub struct InputArgs {
 
 /// Reads standard input as bytes into one buffer, refusing (exit 2) an input over `max` bytes
 /// as soon as its byte `max + 1` arrives, so an unbounded input never costs more than the bound.
-pub fn read_stdin(max: u64) -> Result<Vec<u8>, Failure> {
+pub(crate) fn read_stdin(max: u64) -> Result<Vec<u8>, Failure> {
     let mut bytes = Vec::new();
     io::stdin()
         .lock()
@@ -62,7 +62,7 @@ pub fn read_stdin(max: u64) -> Result<Vec<u8>, Failure> {
 }
 
 /// Prints one result line (compact JSON plus a newline) on standard output.
-pub fn print_line(line: &str) -> Result<(), Failure> {
+pub(crate) fn print_line(line: &str) -> Result<(), Failure> {
     let mut out = io::stdout().lock();
     writeln!(out, "{line}")
         .and_then(|()| out.flush())

@@ -12,14 +12,14 @@ use toolwire_core::{Phase, Shape, Target, TargetError};
 
 /// A clap value parser for `T` through `FromStr`, showing `names` as the possible values.
 #[derive(Clone)]
-pub struct ByName<T> {
+pub(crate) struct ByName<T> {
     names: Vec<&'static str>,
     parsed: PhantomData<fn() -> T>,
 }
 
 impl<T> ByName<T> {
     /// Lists `names` in `--help`.
-    pub fn new(names: impl IntoIterator<Item = &'static str>) -> Self {
+    pub(crate) fn new(names: impl IntoIterator<Item = &'static str>) -> Self {
         Self { names: names.into_iter().collect(), parsed: PhantomData }
     }
 }
@@ -47,24 +47,24 @@ where
 
 /// `--target`: the canonical names are listed; any `mcp-<YYYY-MM-DD>` date is accepted and maps
 /// to the newest revision not later than it.
-pub fn target() -> ByName<Target> {
+pub(crate) fn target() -> ByName<Target> {
     ByName::new(Target::ALL.iter().map(|t| t.name()))
 }
 
 /// `--phase`.
-pub fn phase() -> ByName<Phase> {
+pub(crate) fn phase() -> ByName<Phase> {
     ByName::new(Phase::ALL.iter().map(|p| p.as_str()))
 }
 
 /// `--shape`.
-pub fn shape() -> ByName<Shape> {
+pub(crate) fn shape() -> ByName<Shape> {
     ByName::new(Shape::ALL.iter().map(|s| s.as_str()))
 }
 
 /// The one-line diagnostic for a name a flag refused (`--target: unknown target `json`; …`),
 /// the form every other bad flag takes (the reason names the value and the choices); `None`
 /// for any other clap error.
-pub fn refused_value(err: &clap::Error) -> Option<String> {
+pub(crate) fn refused_value(err: &clap::Error) -> Option<String> {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
     if err.kind() != ErrorKind::ValueValidation {
         return None;

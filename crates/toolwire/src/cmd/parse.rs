@@ -7,7 +7,7 @@ use super::{Failure, InputArgs, print_line, read_stdin};
 /// Runs the command: reads standard input, drops one trailing `\n` or `\r\n` (what a shell or
 /// an editor adds), parses it and prints the v1 form. Bad input exits 2 with one line saying
 /// what is wrong and where.
-pub fn run(input: InputArgs) -> Result<(), Failure> {
+pub(crate) fn run(input: InputArgs) -> Result<(), Failure> {
     let input = read_stdin(input.max_input)?;
     let result = parse_any(strip_one_newline(&input))
         .map_err(|err| Failure::input(format!("parse: {err}")))?;

@@ -21,7 +21,7 @@ use super::{Failure, print_line};
 
 /// The arguments of `toolwire read`.
 #[derive(Debug, clap::Args)]
-pub struct ReadArgs {
+pub(crate) struct ReadArgs {
     /// The link: `toolwire://results/<id>?exp=…&kid=…&sig=…`.
     pub uri: String,
     /// The data directory that holds `results.redb` and `signing-keys.json`.
@@ -33,7 +33,7 @@ pub struct ReadArgs {
 }
 
 /// Runs the command.
-pub fn run(args: ReadArgs) -> Result<(), Failure> {
+pub(crate) fn run(args: ReadArgs) -> Result<(), Failure> {
     let data = runtime()?.block_on(read(&args))?;
     print_line(&data)
 }
@@ -43,7 +43,7 @@ pub fn run(args: ReadArgs) -> Result<(), Failure> {
 /// `ttl_seconds`, and returns the stub. A store that fails while storing gives the DESIGN §4
 /// `tool_error` result (and a warning on standard error); a directory that cannot be opened
 /// (held by a running server, unreadable keys) is a failure of the command.
-pub fn offload_into(
+pub(crate) fn offload_into(
     dir: &Path,
     needs: NeedsOffload,
     principal: &str,

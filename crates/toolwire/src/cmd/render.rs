@@ -16,7 +16,7 @@ use super::{Failure, InputArgs, print_line, read_stdin};
 
 /// The flags of `toolwire render`.
 #[derive(Debug, Args)]
-pub struct RenderArgs {
+pub(crate) struct RenderArgs {
     /// legacy, mcp-<YYYY-MM-DD> (an unknown date maps to the newest revision not later than it),
     /// a2a-0.3 or a2a-1.0.
     #[arg(long, value_parser = super::names::target())]
@@ -67,7 +67,7 @@ pub struct RenderArgs {
 }
 
 /// Runs the command.
-pub fn run(args: &RenderArgs) -> Result<(), Failure> {
+pub(crate) fn run(args: &RenderArgs) -> Result<(), Failure> {
     let (target, phase, shape) = (args.target, args.phase, args.shape);
     let now = match &args.now {
         Some(text) => {

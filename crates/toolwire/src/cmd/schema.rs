@@ -12,7 +12,7 @@ use super::{Failure, InputArgs, print_line, read_stdin};
 /// The declaration is checked as registration checks it but not compiled into a validator, so
 /// memory stays within a few times the declaration (see
 /// [`ToolOutput::publish_declaration_text`]).
-pub fn run(target: Target, shape: Shape, input: InputArgs) -> Result<(), Failure> {
+pub(crate) fn run(target: Target, shape: Shape, input: InputArgs) -> Result<(), Failure> {
     let input = read_stdin(input.max_input)?;
     let not_json =
         |err| Failure::input(format!("the declaration on standard input is not JSON: {err}"));

@@ -9,7 +9,7 @@ use super::Failure;
 
 /// `toolwire serve` flags (each over the config file).
 #[derive(Debug, Args)]
-pub struct ServeArgs {
+pub(crate) struct ServeArgs {
     /// The configuration file (toolwire.toml).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
@@ -35,7 +35,7 @@ pub struct ServeArgs {
 }
 
 /// Runs the gateway until Ctrl-C or SIGTERM.
-pub fn run(args: ServeArgs) -> Result<(), Failure> {
+pub(crate) fn run(args: ServeArgs) -> Result<(), Failure> {
     let mut options = RunOptions::default();
     options.overrides = Overrides {
         config: args.config,

@@ -13,7 +13,7 @@ use toolwire_core::{Shape, Target, ToolOutput};
 use super::{Failure, InputArgs, read_stdin};
 
 /// Runs the command.
-pub fn run(
+pub(crate) fn run(
     target: Target,
     output_schema: Option<&Path>,
     shape: Shape,

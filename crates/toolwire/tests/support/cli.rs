@@ -6,7 +6,7 @@ use std::process::{Command, Output, Stdio};
 
 /// Runs `toolwire <args>` with `stdin` and the extra environment `env`. The variables toolwire
 /// reads itself are cleared first, so a test sees only what it sets.
-pub fn run(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
+pub(crate) fn run(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_toolwire"));
     command.args(args);
     for var in ["TOOLWIRE_PHASE", "TOOLWIRE_SIGNING_KEYS", "TOOLWIRE_LOG"] {
@@ -29,11 +29,11 @@ pub fn run(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
 }
 
 /// Standard output as text.
-pub fn stdout(output: &Output) -> String {
+pub(crate) fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 /// Standard error as text.
-pub fn stderr(output: &Output) -> String {
+pub(crate) fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }

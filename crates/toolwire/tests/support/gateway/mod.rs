@@ -10,18 +10,18 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-pub mod scenario;
+pub(crate) mod scenario;
 
 /// Installs the ring rustls provider for this test process, as `toolwire` does in `main`:
 /// reqwest is built without a provider of its own, so building a client panics before this.
-pub fn install_tls_provider() {
+pub(crate) fn install_tls_provider() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
-pub const REVISIONS: [&str; 5] =
+pub(crate) const REVISIONS: [&str; 5] =
     ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
 
-pub const DEMO_TOOLS: [&str; 9] = [
+pub(crate) const DEMO_TOOLS: [&str; 9] = [
     "catalog_search",
     "catalog_get",
     "catalog_count",
@@ -34,7 +34,7 @@ pub const DEMO_TOOLS: [&str; 9] = [
 ];
 
 /// A running `toolwire serve` over HTTP, killed on drop.
-pub struct Server {
+pub(crate) struct Server {
     child: Child,
     pub url: String,
     pub dir: tempfile::TempDir,
@@ -44,12 +44,16 @@ pub struct Server {
 impl Server {
     /// Starts `toolwire serve --listen 127.0.0.1:0 --data-dir <tmp>` plus `args`; `config`, when
     /// given, is written to `<tmp>/toolwire.toml` and passed with `--config`.
-    pub fn start(config: Option<&str>, envs: &[(&str, &str)]) -> Server {
+    pub(crate) fn start(config: Option<&str>, envs: &[(&str, &str)]) -> Server {
         Self::start_in(tempfile::tempdir().expect("tempdir"), config, envs)
     }
 
     /// Like [`Server::start`] in a given directory (its `data` subdirectory is the data dir).
-    pub fn start_in(dir: tempfile::TempDir, config: Option<&str>, envs: &[(&str, &str)]) -> Server {
+    pub(crate) fn start_in(
+        dir: tempfile::TempDir,
+        config: Option<&str>,
+        envs: &[(&str, &str)],
+    ) -> Server {
         install_tls_provider();
         let mut command = Command::new(env!("CARGO_BIN_EXE_toolwire"));
         command
@@ -94,13 +98,13 @@ impl Server {
         Server { child, url, dir, stderr }
     }
 
-    pub fn stderr(&self) -> String {
+    pub(crate) fn stderr(&self) -> String {
         self.stderr.lock().unwrap().clone()
     }
 
     /// Whether `text` shows up in the log within `limit` (log lines arrive through a pipe, after
     /// the event that wrote them).
-    pub fn logs_within(&self, text: &str, limit: Duration) -> bool {
+    pub(crate) fn logs_within(&self, text: &str, limit: Duration) -> bool {
         let deadline = std::time::Instant::now() + limit;
         loop {
             if self.stderr().contains(text) {
@@ -113,12 +117,12 @@ impl Server {
         }
     }
 
-    pub fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// Stops the server with SIGTERM and hands back its directory.
-    pub fn stop(mut self) -> tempfile::TempDir {
+    pub(crate) fn stop(mut self) -> tempfile::TempDir {
         let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
         assert_eq!(self.wait_exit(Duration::from_secs(10)), Some(0), "{}", self.stderr());
         let dir = tempfile::tempdir().expect("tempdir");
@@ -126,7 +130,7 @@ impl Server {
     }
 
     /// The exit code once the process ends within `limit`.
-    pub fn wait_exit(&mut self, limit: Duration) -> Option<i32> {
+    pub(crate) fn wait_exit(&mut self, limit: Duration) -> Option<i32> {
         let deadline = Instant::now() + limit;
         while Instant::now() < deadline {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -148,15 +152,15 @@ impl Drop for Server {
 }
 
 /// The `clientInfo.name` the test clients send unless told otherwise.
-pub const CLIENT_NAME: &str = "toolwire-tests";
+pub(crate) const CLIENT_NAME: &str = "toolwire-tests";
 
 /// The `_meta` a 2026-07-28 request carries.
-pub fn meta_2026() -> Value {
+pub(crate) fn meta_2026() -> Value {
     meta_2026_as(CLIENT_NAME)
 }
 
 /// The `_meta` a 2026-07-28 request of a client named `client` carries.
-pub fn meta_2026_as(client: &str) -> Value {
+pub(crate) fn meta_2026_as(client: &str) -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": {"name": client, "version": "1"},
@@ -165,7 +169,7 @@ pub fn meta_2026_as(client: &str) -> Value {
 }
 
 /// A raw JSON-RPC client over Streamable HTTP for one revision.
-pub struct HttpClient {
+pub(crate) struct HttpClient {
     http: reqwest::blocking::Client,
     url: String,
     pub revision: &'static str,
@@ -176,7 +180,7 @@ pub struct HttpClient {
 }
 
 /// An HTTP answer: status and the JSON-RPC message (or the body as JSON).
-pub struct Answer {
+pub(crate) struct Answer {
     pub status: u16,
     pub body: Value,
 }
@@ -184,12 +188,12 @@ pub struct Answer {
 impl HttpClient {
     /// Connects: `initialize` + `notifications/initialized` for handshake revisions (asserting
     /// the negotiated revision), nothing for 2026-07-28.
-    pub fn connect(url: &str, revision: &'static str, token: Option<&str>) -> HttpClient {
+    pub(crate) fn connect(url: &str, revision: &'static str, token: Option<&str>) -> HttpClient {
         Self::connect_as(url, revision, token, CLIENT_NAME)
     }
 
     /// Like [`HttpClient::connect`], sending `client_name` as `clientInfo.name`.
-    pub fn connect_as(
+    pub(crate) fn connect_as(
         url: &str,
         revision: &'static str,
         token: Option<&str>,
@@ -259,12 +263,12 @@ impl HttpClient {
     }
 
     /// Sends a request and returns the JSON-RPC response (result or error).
-    pub fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         self.answer(method, params).body
     }
 
     /// Like [`HttpClient::request`], with the HTTP status.
-    pub fn answer(&mut self, method: &str, params: Value) -> Answer {
+    pub(crate) fn answer(&mut self, method: &str, params: Value) -> Answer {
         let (id, body, params) = self.envelope(method, params);
         let answer = self.post(method, body, &params);
         if answer.status == 200 {
@@ -275,7 +279,7 @@ impl HttpClient {
 
     /// `tools/call`, returning the raw body text (for answers nested deeper than serde_json
     /// parses).
-    pub fn call_text(&mut self, tool: &str, arguments: Value) -> String {
+    pub(crate) fn call_text(&mut self, tool: &str, arguments: Value) -> String {
         let params = json!({"name": tool, "arguments": arguments});
         let (_, body, params) = self.envelope("tools/call", params);
         self.post_text("tools/call", body, &params).1
@@ -299,20 +303,20 @@ impl HttpClient {
         (id, body, params)
     }
 
-    pub fn notify(&mut self, method: &str) {
+    pub(crate) fn notify(&mut self, method: &str) {
         let body = json!({"jsonrpc": "2.0", "method": method});
         let answer = self.post(method, body, &json!({}));
         assert_eq!(answer.status, 202);
     }
 
     /// `tools/call`; returns the JSON-RPC response.
-    pub fn call(&mut self, tool: &str, arguments: Value) -> Value {
+    pub(crate) fn call(&mut self, tool: &str, arguments: Value) -> Value {
         self.request("tools/call", json!({"name": tool, "arguments": arguments}))
     }
 }
 
 /// The JSON-RPC message in a body: plain JSON or the last `data:` event carrying one.
-pub fn message_of(text: &str) -> Value {
+pub(crate) fn message_of(text: &str) -> Value {
     if let Ok(value) = serde_json::from_str::<Value>(text) {
         return value;
     }
@@ -324,7 +328,7 @@ pub fn message_of(text: &str) -> Value {
 }
 
 /// A raw JSON-RPC client over stdio, one process per client.
-pub struct StdioClient {
+pub(crate) struct StdioClient {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
@@ -334,7 +338,7 @@ pub struct StdioClient {
 }
 
 impl StdioClient {
-    pub fn start(revision: &'static str) -> StdioClient {
+    pub(crate) fn start(revision: &'static str) -> StdioClient {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut child = Command::new(env!("CARGO_BIN_EXE_toolwire"))
             .args(["serve", "--stdio", "--data-dir"])
@@ -357,7 +361,7 @@ impl StdioClient {
         self.stdin.flush().expect("flush");
     }
 
-    pub fn request(&mut self, method: &str, mut params: Value) -> Value {
+    pub(crate) fn request(&mut self, method: &str, mut params: Value) -> Value {
         if self.revision == "2026-07-28" {
             // `_meta` keys the caller set (client capabilities, say) win over the defaults.
             let mut meta = meta_2026();
@@ -389,7 +393,7 @@ impl StdioClient {
         panic!("no answer to {method}");
     }
 
-    pub fn call(&mut self, tool: &str, arguments: Value) -> Value {
+    pub(crate) fn call(&mut self, tool: &str, arguments: Value) -> Value {
         self.request("tools/call", json!({"name": tool, "arguments": arguments}))
     }
 }
@@ -402,7 +406,7 @@ impl Drop for StdioClient {
 }
 
 /// Violations of `definition` of the revision's official schema.
-pub fn violations(revision: &str, definition: &str, value: &Value) -> Vec<String> {
+pub(crate) fn violations(revision: &str, definition: &str, value: &Value) -> Vec<String> {
     let Ok(toolwire_core::Target::Mcp(revision)) = format!("mcp-{revision}").parse() else {
         panic!("{revision} is not an MCP revision")
     };
@@ -412,19 +416,19 @@ pub fn violations(revision: &str, definition: &str, value: &Value) -> Vec<String
         .collect()
 }
 
-pub fn assert_valid(revision: &str, definition: &str, value: &Value) {
+pub(crate) fn assert_valid(revision: &str, definition: &str, value: &Value) {
     let found = violations(revision, definition, value);
     assert!(found.is_empty(), "{revision} {definition}: {found:?}\n{value}");
 }
 
 /// The JSON-RPC error definition of the revision.
-pub fn error_definition(revision: &str) -> &'static str {
+pub(crate) fn error_definition(revision: &str) -> &'static str {
     if revision >= "2025-11-25" { "JSONRPCErrorResponse" } else { "JSONRPCError" }
 }
 
 /// Checks a `tools/call` result with toolwire's wire check (official schema, contract rules and
 /// the published outputSchema) and returns it.
-pub fn checked_result<'a>(
+pub(crate) fn checked_result<'a>(
     revision: &str,
     response: &'a Value,
     published_output_schema: Option<&Value>,
@@ -441,7 +445,7 @@ pub fn checked_result<'a>(
 }
 
 /// The text of every text block.
-pub fn texts(result: &Value) -> Vec<String> {
+pub(crate) fn texts(result: &Value) -> Vec<String> {
     result["content"]
         .as_array()
         .unwrap()
@@ -452,7 +456,7 @@ pub fn texts(result: &Value) -> Vec<String> {
 }
 
 /// The first stored-result link in a result (a resource_link block or the text fallback).
-pub fn stored_link(result: &Value) -> String {
+pub(crate) fn stored_link(result: &Value) -> String {
     for block in result["content"].as_array().unwrap() {
         if block["type"] == "resource_link" {
             return block["uri"].as_str().unwrap().to_owned();
@@ -468,7 +472,7 @@ pub fn stored_link(result: &Value) -> String {
 }
 
 /// What the shared scenarios need from a transport.
-pub trait Rpc {
+pub(crate) trait Rpc {
     fn revision(&self) -> &'static str;
     fn client_name(&self) -> &'static str {
         CLIENT_NAME

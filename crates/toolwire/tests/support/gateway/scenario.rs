@@ -14,7 +14,7 @@ fn envelope(result: &Value) -> Value {
 }
 
 /// `tools/list` shapes; returns the published outputSchema of each tool.
-pub fn tools_list(rpc: &mut dyn Rpc) -> HashMap<String, Value> {
+pub(crate) fn tools_list(rpc: &mut dyn Rpc) -> HashMap<String, Value> {
     let revision = rpc.revision();
     let response = rpc.rpc("tools/list", json!({}));
     let result = &response["result"];
@@ -62,7 +62,7 @@ pub fn tools_list(rpc: &mut dyn Rpc) -> HashMap<String, Value> {
 }
 
 /// One call per demo tool, the error channels, and the stored export read back.
-pub fn demo_calls(rpc: &mut dyn Rpc, published: &HashMap<String, Value>) {
+pub(crate) fn demo_calls(rpc: &mut dyn Rpc, published: &HashMap<String, Value>) {
     let revision = rpc.revision();
     let structured = revision >= "2025-06-18";
     let schema = |name: &str| published.get(name);

@@ -106,35 +106,11 @@ fn output_schema_and_envelope_shape() {
     let path = dir.join("out.json");
     let _ = std::fs::write(&path, r#"{"type":"array","items":{"type":"integer"}}"#);
     let schema = path.to_string_lossy().into_owned();
-    let out = run(
-        &[
-            "--target",
-            "mcp-2025-11-25",
-            "--phase",
-            "spec",
-            "--output-schema",
-            &schema,
-            "--now",
-            NOW,
-        ],
-        "{\"success\":true,\"data\":[1]}",
-        &[],
-    );
+    let args =
+        ["--target", "mcp-2025-11-25", "--phase", "spec", "--output-schema", &schema, "--now", NOW];
+    let out = run(&args, "{\"success\":true,\"data\":[1]}", &[]);
     assert!(stdout(&out).contains("\"structuredContent\":{\"result\":[1]}"), "{}", stdout(&out));
-    let mismatch = run(
-        &[
-            "--target",
-            "mcp-2025-11-25",
-            "--phase",
-            "spec",
-            "--output-schema",
-            &schema,
-            "--now",
-            NOW,
-        ],
-        "{\"success\":true,\"data\":[\"a\"]}",
-        &[],
-    );
+    let mismatch = run(&args, "{\"success\":true,\"data\":[\"a\"]}", &[]);
     assert!(stdout(&mismatch).contains("\"isError\":true"), "{}", stdout(&mismatch));
     assert!(stdout(&mismatch).contains("/0"), "{}", stdout(&mismatch));
     let envelope = run(

@@ -288,14 +288,7 @@ impl HttpClient {
     /// The id, the JSON-RPC request and its params (with the 2026-07-28 `_meta`).
     fn envelope(&mut self, method: &str, mut params: Value) -> (u64, Value, Value) {
         if self.revision == "2026-07-28" {
-            // `_meta` keys the caller set (client capabilities, say) win over the defaults.
-            let mut meta = meta_2026_as(self.client_name);
-            if let Some(Value::Object(own)) = params.get("_meta") {
-                for (key, value) in own {
-                    meta[key] = value.clone();
-                }
-            }
-            params.as_object_mut().unwrap().insert("_meta".into(), meta);
+            with_meta(&mut params, meta_2026_as(self.client_name));
         }
         let id = self.next_id;
         self.next_id += 1;
@@ -363,14 +356,7 @@ impl StdioClient {
 
     pub(crate) fn request(&mut self, method: &str, mut params: Value) -> Value {
         if self.revision == "2026-07-28" {
-            // `_meta` keys the caller set (client capabilities, say) win over the defaults.
-            let mut meta = meta_2026();
-            if let Some(Value::Object(own)) = params.get("_meta") {
-                for (key, value) in own {
-                    meta[key] = value.clone();
-                }
-            }
-            params.as_object_mut().unwrap().insert("_meta".into(), meta);
+            with_meta(&mut params, meta_2026());
         }
         let id = self.next_id;
         self.next_id += 1;
@@ -529,4 +515,15 @@ fn handshake(client: &mut impl Rpc) {
     assert_eq!(init["result"]["protocolVersion"], revision, "{init}");
     assert_valid(revision, "InitializeResult", &init["result"]);
     client.notify("notifications/initialized");
+}
+
+/// `params` with the 2026-07-28 `_meta` defaults: keys the caller set (client capabilities,
+/// say) win over them.
+fn with_meta(params: &mut Value, mut meta: Value) {
+    if let Some(Value::Object(own)) = params.get("_meta") {
+        for (key, value) in own {
+            meta[key] = value.clone();
+        }
+    }
+    params.as_object_mut().unwrap().insert("_meta".into(), meta);
 }

@@ -16,7 +16,7 @@ use std::time::Duration;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION};
 use serde_json::{Value, json};
 use toolwire_core::{ErrorCode, ToolError, ToolResult};
-use toolwire_mcp::work::{LargePlace, Work};
+use toolwire_mcp::work::{CallPlaces, Work};
 use toolwire_mcp::{
     CallContext, DynTool, Registry, RegistryError, ToolFuture, ToolSource, ToolSpec,
 };
@@ -407,7 +407,7 @@ impl Endpoint {
             .and_then(|v| v.to_str().ok())
             .unwrap_or_default()
             .to_owned();
-        let body = self.read_body(response).await;
+        let body = self.read_body(response, context.places()).await;
         if !status.is_success() {
             return body
                 .ok()
@@ -432,9 +432,9 @@ impl Endpoint {
         })
     }
 
-    /// A place among the large calls (see `toolwire_mcp::work::Work::admit_large`).
-    async fn admit_large(&self) -> Result<LargePlace, Unavailable> {
-        self.work.admit_large().await.map_err(|e| {
+    /// A place among the large calls for `call` (see `toolwire_mcp::work::Work::admit_large`).
+    async fn admit_large(&self, call: &CallPlaces) -> Result<(), Unavailable> {
+        self.work.admit_large(call).await.map_err(|e| {
             tracing::error!(tool = %self.tool.name, error = %e, "no place for a large answer");
             Unavailable::NoPlace
         })
@@ -442,20 +442,23 @@ impl Endpoint {
 
     /// The answer's body, at most `response_cap` bytes, in one buffer sized once when the app
     /// says how much comes (never past the cap): no doubling of a large answer as it streams in.
-    async fn read_body(&self, mut response: reqwest::Response) -> Result<Vec<u8>, Unavailable> {
+    async fn read_body(
+        &self,
+        mut response: reqwest::Response,
+        call: &CallPlaces,
+    ) -> Result<Vec<u8>, Unavailable> {
         let tool = &self.tool;
         let expected = response.content_length().unwrap_or(0).min(tool.response_cap);
         let expected = usize::try_from(expected).unwrap_or(0);
         // A large answer is read once this call has a place among the large calls (kept until
         // the call ends), so that the answers of waiting calls stay with their apps.
-        let mut place = None;
         if expected >= toolwire_mcp::work::LARGE {
-            place = Some(self.admit_large().await?);
+            self.admit_large(call).await?;
         }
         let mut bytes = Vec::with_capacity(expected);
         loop {
-            if place.is_none() && bytes.len() >= toolwire_mcp::work::LARGE {
-                place = Some(self.admit_large().await?);
+            if bytes.len() >= toolwire_mcp::work::LARGE && !call.holds() {
+                self.admit_large(call).await?;
             }
             let chunk = response.chunk().await.map_err(|e| {
                 tracing::warn!(tool = %tool.name, endpoint = %self.shown, error = %e.without_url(), "app answer broke off");

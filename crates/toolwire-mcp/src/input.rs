@@ -96,6 +96,7 @@ impl<'a> Rounds<'a> {
         // Only a client that declared something to be asked can get a second round; for any
         // other the context goes to the tool without being copied.
         let peer = context.request().map(|request| request.peer.clone());
+        let places = context.places().clone();
         let (false, Some(peer), false) = (self.sealing.is_some(), peer, self.asks.is_empty())
         else {
             let result = server.run_tool(tool, arguments, context).await?;
@@ -110,7 +111,7 @@ impl<'a> Rounds<'a> {
                 return Ok(result);
             }
             // Nobody waits on a person with a place among the large calls.
-            crate::work::give_back_large();
+            places.give_back();
             // Boxed: asking is rare, and would make every call's future the size of its own.
             let responses = match Box::pin(ask_on_connection(&peer, input)).await {
                 Ok(responses) => responses,

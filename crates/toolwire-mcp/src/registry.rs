@@ -82,6 +82,7 @@ pub struct CallContext {
     pub(crate) request: Option<rmcp::service::RequestContext<rmcp::service::RoleServer>>,
     pub(crate) input: InputRound,
     pub(crate) asks: crate::input::Asks,
+    pub(crate) places: crate::work::CallPlaces,
 }
 
 impl CallContext {
@@ -100,6 +101,7 @@ impl CallContext {
             request: None,
             input: InputRound::default(),
             asks: crate::input::revision_asks(revision),
+            places: crate::work::CallPlaces::default(),
         }
     }
 
@@ -152,6 +154,12 @@ impl CallContext {
     /// log notifications and asks the client for sampling or elicitation.
     pub fn request(&self) -> Option<&rmcp::service::RequestContext<rmcp::service::RoleServer>> {
         self.request.as_ref()
+    }
+
+    /// The places this call holds among the large calls (DESIGN §12): a tool reading a large
+    /// answer takes one with [`Work::admit_large`](crate::work::Work::admit_large).
+    pub fn places(&self) -> &crate::work::CallPlaces {
+        &self.places
     }
 
     /// The tool's name.

@@ -6,14 +6,14 @@
 //!
 //! A large answer's memory lasts longer than its parsing: its data waits to be rendered, its v1
 //! bytes to be stored. So a call also takes a place among the [large calls](Work::admit_large)
-//! before it reads a large answer, and keeps it until the call ends ([`for_the_call`]): the
+//! before it reads a large answer, and keeps it until the call ends ([`CallPlaces`]): the
 //! answers of the calls that wait stay with their apps, unread, instead of piling up here.
 //!
-//! Nothing here is shared by the process: two gateways in one process have their own places.
-//! What a call holds is kept in a task-local, which lives as long as the call's task.
+//! Nothing here is shared by the process: two gateways in one process have their own places,
+//! and what a call holds travels with the call's [`CallContext`](crate::CallContext).
 
 use std::num::NonZeroUsize;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use toolwire_core::{Part, ResourceContents, ToolResult};
@@ -25,11 +25,6 @@ pub const LARGE: usize = 64 * 1024;
 #[derive(Debug, thiserror::Error)]
 #[error("the blocking task failed: {0}")]
 pub struct WorkError(String);
-
-tokio::task_local! {
-    /// The places among the large calls that the call running in this task holds.
-    static HELD: std::cell::RefCell<Vec<OwnedSemaphorePermit>>;
-}
 
 /// The work limits of one gateway: how many large jobs run on the blocking pool at once, and
 /// how many calls hold a large answer at once. Cheap to clone: clones share the places.
@@ -58,21 +53,18 @@ impl Work {
         }
     }
 
-    /// Waits for a place among the large calls before a large answer is read. Inside
-    /// [`for_the_call`] the place lasts until the call ends (the returned value is empty);
-    /// outside it, until the returned value is dropped. A call takes one place however often it
-    /// asks.
-    pub async fn admit_large(&self) -> Result<LargePlace, WorkError> {
-        if HELD.try_with(|held| !held.borrow().is_empty()).unwrap_or(false) {
-            return Ok(LargePlace { _permit: None });
+    /// Waits for a place among the large calls before a large answer is read, and leaves it with
+    /// `call`, which keeps it until the call ends. A call takes one place however often it asks.
+    pub async fn admit_large(&self, call: &CallPlaces) -> Result<(), WorkError> {
+        if call.holds() {
+            return Ok(());
         }
         let permit = Arc::clone(&self.large_calls)
             .acquire_owned()
             .await
             .map_err(|e| WorkError(format!("no place: {e}")))?;
-        let mut permit = Some(permit);
-        let kept = HELD.try_with(|held| held.borrow_mut().extend(permit.take())).is_ok();
-        Ok(LargePlace { _permit: if kept { None } else { permit } })
+        call.keep(permit);
+        Ok(())
     }
 
     /// Runs `work` on the blocking pool once one of these places is free.
@@ -105,23 +97,28 @@ impl Work {
     }
 }
 
-/// Runs one call with room for what must last until it ends: the place [`Work::admit_large`]
-/// takes.
-pub async fn for_the_call<F: Future>(call: F) -> F::Output {
-    HELD.scope(std::cell::RefCell::new(Vec::new()), call).await
-}
+/// The places one call holds among the large calls: made with the call, carried by its
+/// [`CallContext`](crate::CallContext) (clones share them), given back when the last clone is
+/// dropped — the server keeps one until the result is rendered and sent.
+#[derive(Debug, Clone, Default)]
+pub struct CallPlaces(Arc<Mutex<Option<OwnedSemaphorePermit>>>);
 
-/// A place among the large calls that the caller holds itself (outside [`for_the_call`]).
-#[derive(Debug)]
-#[must_use = "the place is given back when this is dropped"]
-pub struct LargePlace {
-    _permit: Option<OwnedSemaphorePermit>,
-}
+impl CallPlaces {
+    /// Whether the call holds a place.
+    pub fn holds(&self) -> bool {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).is_some()
+    }
 
-/// Gives back the place this call holds among the large calls, if any: before it waits on
-/// something that may take long (a client asked for input). A later large answer asks again.
-pub fn give_back_large() {
-    let _ = HELD.try_with(|held| held.borrow_mut().clear());
+    fn keep(&self, permit: OwnedSemaphorePermit) {
+        // Two parts of one call racing for a place: the second one is given back here.
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).get_or_insert(permit);
+    }
+
+    /// Gives back the place the call holds, if any: before it waits on something that may
+    /// take long (a client asked for input). A later large answer asks again.
+    pub fn give_back(&self) {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).take();
+    }
 }
 
 /// Whether the result's data and parts come to at least [`LARGE`] bytes of JSON, about (the
@@ -174,25 +171,25 @@ mod tests {
         let work = Work::default();
         let free = || work.large_calls.available_permits();
         let all = free();
-        for_the_call(async {
-            drop(work.admit_large().await);
-            assert_eq!(free(), all - 1, "the call holds it, not the returned value");
-            drop(work.admit_large().await);
-            assert_eq!(free(), all - 1, "one place per call");
-        })
-        .await;
+        let call = CallPlaces::default();
+        let context = call.clone();
+        assert!(work.admit_large(&context).await.is_ok());
+        assert_eq!(free(), all - 1, "the call holds it");
+        assert!(work.admit_large(&call).await.is_ok());
+        assert_eq!(free(), all - 1, "one place per call");
+        drop(context);
+        assert_eq!(free(), all - 1, "kept while any part of the call lives");
+        drop(call);
         assert_eq!(free(), all, "given back when the call ends");
-        for_the_call(async {
-            drop(work.admit_large().await);
-            give_back_large();
-            assert_eq!(free(), all, "given back before a wait");
-        })
-        .await;
-        let outside = work.admit_large().await;
-        assert!(outside.is_ok());
-        assert_eq!(free(), all - 1, "outside a call the returned value holds it");
-        drop(outside);
-        assert_eq!(free(), all);
+
+        let call = CallPlaces::default();
+        assert!(work.admit_large(&call).await.is_ok());
+        call.give_back();
+        assert!(!call.holds());
+        assert_eq!(free(), all, "given back before a wait");
+        let other = CallPlaces::default();
+        assert!(work.admit_large(&other).await.is_ok());
+        assert_eq!(free(), all - 1, "calls hold places of their own");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -213,9 +213,8 @@ impl rmcp::ServerHandler for McpServer {
         ctx: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + MaybeSendFuture + '_ {
         // rmcp spawns a task per request holding the largest of the handler futures, copied
-        // in on every request: boxed, this one (about 7 KiB unboxed) costs it a pointer. Boxed
-        // before it is wrapped, so that the wrapping moves the pointer, not the future.
-        crate::work::for_the_call(Box::pin(self.answer_call(request, ctx)))
+        // in on every request: boxed, this one (about 7 KiB unboxed) costs it a pointer.
+        Box::pin(self.answer_call(request, ctx))
     }
 
     /// rmcp hands a request it could not parse into its typed form to this method: for

@@ -181,6 +181,8 @@ impl McpServer {
             .with_request(ctx)
             .with_asks(rounds.asks())
             .with_input(rounds.round());
+        // A place among the large calls that the tool takes lasts until its result is rendered.
+        let _places = context.places().clone();
         let call = Call { tool: &name, source: &source, revision, started };
         let result = match rounds.run(self, &tool, &arguments, context).await {
             Ok(result) => result,

@@ -97,6 +97,12 @@ impl Data {
         parse_text(&self.text)
     }
 
+    /// Whether the tree is built (and kept).
+    #[cfg(test)]
+    pub(crate) fn has_tree(&self) -> bool {
+        self.tree.get().is_some()
+    }
+
     /// Whether this is prepared data that already passed the output schema `schema`.
     pub(crate) fn has_passed(&self, schema: u64) -> bool {
         self.passed.as_ref().is_some_and(|passed| passed.0.load(Ordering::Relaxed) == schema)

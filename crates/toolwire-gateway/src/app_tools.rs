@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION};
-use serde_json::{Value, json};
+use serde_json::Value;
 use toolwire_core::{ErrorCode, ToolError, ToolResult};
 use toolwire_mcp::work::{CallPlaces, Work};
 use toolwire_mcp::{
@@ -33,6 +33,8 @@ struct Endpoint {
     metrics: Arc<Metrics>,
     headers: HeaderMap,
     client: reqwest::Client,
+    /// The endpoint, parsed once (reqwest would parse the text again on every request).
+    url: reqwest::Url,
     /// The endpoint as logged: its password, if any, replaced by `***`.
     shown: String,
 }
@@ -119,14 +121,16 @@ fn register(
             value.set_sensitive(true);
             headers.insert(name, value);
         }
-        let mut url = reqwest::Url::parse(&tool.endpoint).map_err(|e| {
-            AppToolError::BadEndpoint { tool: tool.name.clone(), reason: e.to_string() }
+        let url = reqwest::Url::parse(&tool.endpoint).map_err(|e| AppToolError::BadEndpoint {
+            tool: tool.name.clone(),
+            reason: e.to_string(),
         })?;
-        if url.password().is_some() {
+        let mut shown = url.clone();
+        if shown.password().is_some() {
             // Only fails for URLs that cannot hold a password, which this one does.
-            let _ = url.set_password(Some("***"));
+            let _ = shown.set_password(Some("***"));
         }
-        let shown = url.to_string();
+        let shown = shown.to_string();
         let client = client(tool)?;
         let mut spec = ToolSpec::new(&tool.name, &tool.description)
             .input_schema(tool.input_schema.clone())
@@ -152,6 +156,7 @@ fn register(
             metrics: Arc::clone(metrics),
             headers,
             client,
+            url,
             shown,
         });
         registry.register_dyn(spec, Arc::new(AppHandler(endpoint)))?;
@@ -182,9 +187,62 @@ struct AppHandler(Arc<Endpoint>);
 impl DynTool for AppHandler {
     fn call(&self, arguments: &Value, context: CallContext) -> ToolFuture {
         let endpoint = self.0.clone();
-        // The request body is written in the task, from its own copy.
-        let arguments = arguments.clone();
-        Box::pin(async move { Ok(endpoint.invoke(arguments, context).await) })
+        // Written here, from the borrowed arguments: no copy of them outlives this call.
+        let body = serde_json::to_vec(&AppRequest::new(&endpoint.tool.name, arguments, &context));
+        Box::pin(async move {
+            Ok(match body {
+                Ok(body) => endpoint.invoke(body, context).await,
+                Err(e) => endpoint.fail(&Unavailable::NotWritten(e)),
+            })
+        })
+    }
+}
+
+/// What toolwire POSTs to an app (see the module docs).
+#[derive(serde::Serialize)]
+struct AppRequest<'a> {
+    tool: &'a str,
+    arguments: &'a Value,
+    context: RequestContext<'a>,
+    /// The retry of an app that asked for input (a v2 answer with `inputRequired`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    input: Option<RetryInput<'a>>,
+}
+
+/// The `context` member of an [`AppRequest`].
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RequestContext<'a> {
+    principal: &'a str,
+    privileges: Vec<&'a str>,
+    protocol_version: &'a str,
+    request_id: &'a str,
+}
+
+/// `{"responses": {…}, "state": …}` of the round before.
+#[derive(serde::Serialize)]
+struct RetryInput<'a> {
+    responses: &'a serde_json::Map<String, Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    state: Option<&'a Value>,
+}
+
+impl<'a> AppRequest<'a> {
+    fn new(tool: &'a str, arguments: &'a Value, context: &'a CallContext) -> Self {
+        let principal = context.principal();
+        let round = context.input();
+        Self {
+            tool,
+            arguments,
+            context: RequestContext {
+                principal: principal.name(),
+                privileges: principal.privileges().collect(),
+                protocol_version: context.revision().as_str(),
+                request_id: context.request_id(),
+            },
+            input: (!round.is_empty())
+                .then(|| RetryInput { responses: round.responses(), state: round.state() }),
+        }
     }
 }
 
@@ -221,6 +279,9 @@ enum Unavailable {
     /// The body is not UTF-8.
     #[error("its app answered a body that is not UTF-8 (invalid byte at offset {0})")]
     NotUtf8(usize),
+    /// The request body could not be written.
+    #[error("its request could not be written ({0})")]
+    NotWritten(serde_json::Error),
     /// The parsing of a large answer off the async workers failed.
     #[error("its answer could not be parsed ({0})")]
     NotParsed(toolwire_mcp::work::WorkError),
@@ -266,6 +327,7 @@ impl Unavailable {
                 "The operator should set the tool's endpoint in toolwire.toml to the URL the app redirects to."
             }
             Self::Status(_) | Self::BrokeOff => CHECK_APP_LOGS,
+            Self::NotWritten(_) => "The operator should report this as a bug in toolwire.",
             Self::NotUtf8(_) | Self::NotParsed(_) | Self::NotJson { .. } | Self::Unreadable(_) => {
                 FIX_THE_APP
             }
@@ -335,9 +397,9 @@ fn is_json(content_type: &str) -> bool {
 }
 
 impl Endpoint {
-    async fn invoke(&self, arguments: Value, context: CallContext) -> ToolResult {
+    async fn invoke(&self, body: Vec<u8>, context: CallContext) -> ToolResult {
         let tool = &self.tool;
-        let answer = tokio::time::timeout(tool.timeout, self.exchange(arguments, &context)).await;
+        let answer = tokio::time::timeout(tool.timeout, self.exchange(body, &context)).await;
         let why = match answer {
             Ok(Ok(result)) => return result,
             Ok(Err(why)) => why,
@@ -356,32 +418,17 @@ impl Endpoint {
 
     async fn exchange(
         &self,
-        arguments: Value,
+        body: Vec<u8>,
         context: &CallContext,
     ) -> Result<ToolResult, Unavailable> {
         let tool = &self.tool;
-        let privileges: Vec<&str> = context.principal().privileges().collect();
-        let mut body = json!({
-            "tool": tool.name,
-            "arguments": arguments,
-            "context": {
-                "principal": context.principal().name(),
-                "privileges": privileges,
-                "protocolVersion": context.revision().as_str(),
-                "requestId": context.request_id(),
-            }
-        });
-        // The retry of an app that asked for input (a v2 answer with `inputRequired`).
-        if let (Some(input), Value::Object(body)) = (retry_input(context), &mut body) {
-            body.insert("input".into(), input);
-        }
         let response = self
             .client
-            .post(&tool.endpoint)
+            .post(self.url.clone())
             .headers(self.headers.clone())
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json")
-            .body(body.to_string())
+            .body(body)
             .send()
             .await
             .map_err(|e| {
@@ -474,30 +521,20 @@ impl Endpoint {
     }
 }
 
-/// `{"responses": {…}, "state": …}` of the round before, when there was one.
-fn retry_input(context: &CallContext) -> Option<Value> {
-    let round = context.input();
-    if round.is_empty() {
-        return None;
-    }
-    let mut input = serde_json::Map::new();
-    input.insert("responses".into(), Value::Object(round.responses().clone()));
-    if let Some(state) = round.state() {
-        input.insert("state".into(), state.clone());
-    }
-    Some(Value::Object(input))
-}
-
 /// Why a JSON answer gave no result.
 enum AnswerError {
     NotJson(serde_json::Error),
     Unreadable(toolwire_core::ParseError),
 }
 
-/// A JSON answer, parsed once into its result (the syntax check before allocates nothing).
+/// A JSON answer, parsed once into its result. Only an answer passed through as text can be
+/// broken JSON: that one alone is checked again, to say where it breaks.
 fn parse_answer(bytes: &[u8]) -> Result<ToolResult, AnswerError> {
-    serde_json::from_slice::<serde::de::IgnoredAny>(bytes).map_err(AnswerError::NotJson)?;
-    toolwire_core::parse_any(bytes).map_err(AnswerError::Unreadable)
+    let result = toolwire_core::parse_any(bytes).map_err(AnswerError::Unreadable)?;
+    if result.is_passthrough() {
+        serde_json::from_slice::<serde::de::IgnoredAny>(bytes).map_err(AnswerError::NotJson)?;
+    }
+    Ok(result)
 }
 
 fn seconds(duration: Duration) -> String {

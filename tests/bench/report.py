@@ -25,7 +25,9 @@ def main(path):
         else:
             rows[(words[0], words[1])] = fields(line)
     servers = ["toolwire", "rmcp-floor", "python-sdk", "typescript-sdk"]
-    loads = ["catalog_get", "catalog_search", "stateless_get", "catalog_export"]
+    loads = ["catalog_get", "catalog_search", "stateless_get", "catalog_export", "app_get", "app_search"]
+    # Each app-tool load answers the bytes of a native load: what the outside answer adds.
+    app_loads = [("app_get", "catalog_get", "195-byte product"), ("app_search", "catalog_search", "20 KB list")]
     print("\n| load | server | req/s | p50 ms | p99 ms | peak RSS MiB | CPU µs/call | errors |")
     print("|---|---|---|---|---|---|---|---|")
     for load in loads:
@@ -82,6 +84,15 @@ def main(path):
         ("catalog_search ≥ 5× Python", (ratio("catalog_search", "python-sdk") or 0) >= 5),
         ("catalog_search ≥ 2× TypeScript", (ratio("catalog_search", "typescript-sdk") or 0) >= 2),
     ]
+    apps = [(app, native, what) for app, native, what in app_loads
+            if rows.get((app, "toolwire")) and rows.get((native, "toolwire"))]
+    if apps:
+        print("\n| answer | native CPU µs/call | app tool CPU µs/call | app ÷ native |")
+        print("|---|---|---|---|")
+    for app, native, what in apps:
+        a, n = float(rows[(app, "toolwire")]["cpu_us"]), float(rows[(native, "toolwire")]["cpu_us"])
+        print(f"| {what} | {n:.1f} | {a:.1f} | {a / n:.2f}× |")
+        checks.append((f"{app}: gateway CPU per call ≤ 1.5× {native}'s", a <= 1.5 * n))
     export = rows.get(("catalog_export", "toolwire"))
     if export:
         checks.append(("catalog_export at 4 connections: peak RSS ≤ 100 MiB", int(export["peak_kib"]) <= 100 * MIB))

@@ -9,7 +9,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::serve::ListenerExt as _;
 use rmcp::ErrorData;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
@@ -19,6 +18,9 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde::Deserialize;
+
+#[path = "support/serve.rs"]
+mod serve;
 
 #[derive(Deserialize)]
 struct Canned {
@@ -79,14 +81,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let app = axum::Router::new().nest_service("/mcp", service);
     println!("serving MCP on http://{bound}/mcp");
-    let listener = listener.tap_io(|stream| {
-        // The same socket option toolwire sets: the floor must not lose to Nagle.
-        let _ = stream.set_nodelay(true);
-    });
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await?;
+    serve::until_ctrl_c(listener, app).await?;
     Ok(())
 }

@@ -1,0 +1,63 @@
+//! The fast local app of `scripts/bench-gateway`: an HTTP app answering toolwire's app-tool
+//! POSTs with answers written beforehand, so that a load on an app tool measures what the
+//! gateway spends on an outside answer (the request, reading and parsing the answer,
+//! validating and rendering it) against a native tool answering the same bytes.
+//!
+//! Usage: `bench_app ADDR ANSWERS.json`, where the file maps a tool name to the JSON document
+//! answered for it (`{"app_get": {"format": "toolwire.result.v1", "data": …}, …}`). Prints
+//! `serving on http://ADDR` once listening; stops on Ctrl-C.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use serde::Deserialize;
+
+#[path = "support/serve.rs"]
+mod serve;
+
+/// The answers, each already written out.
+type Answers = Arc<HashMap<String, Bytes>>;
+
+/// The one member of toolwire's request the app looks at.
+#[derive(Deserialize)]
+struct Request<'a> {
+    #[serde(borrow)]
+    tool: std::borrow::Cow<'a, str>,
+}
+
+async fn answer(State(answers): State<Answers>, body: Bytes) -> Response {
+    let Ok(request) = serde_json::from_slice::<Request<'_>>(&body) else {
+        return (StatusCode::BAD_REQUEST, "not a toolwire app-tool request").into_response();
+    };
+    match answers.get(request.tool.as_ref()) {
+        Some(answer) => {
+            ([(header::CONTENT_TYPE, "application/json")], answer.clone()).into_response()
+        }
+        None => (StatusCode::NOT_FOUND, format!("no answer for {}", request.tool)).into_response(),
+    }
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let (Some(addr), Some(path)) = (args.next(), args.next()) else {
+        return Err("usage: bench_app ADDR ANSWERS.json".into());
+    };
+    let documents: HashMap<String, serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(&path)?)?;
+    let answers: HashMap<String, Bytes> = documents
+        .into_iter()
+        .map(|(tool, document)| Ok((tool, Bytes::from(serde_json::to_vec(&document)?))))
+        .collect::<Result<_, serde_json::Error>>()?;
+    let app = Router::new().route("/", post(answer)).with_state(Arc::new(answers));
+    let listener = tokio::net::TcpListener::bind(&addr).await?;
+    println!("serving on http://{}", listener.local_addr()?);
+    serve::until_ctrl_c(listener, app).await?;
+    Ok(())
+}

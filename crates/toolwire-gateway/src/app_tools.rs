@@ -527,14 +527,15 @@ enum AnswerError {
     Unreadable(toolwire_core::ParseError),
 }
 
-/// A JSON answer, parsed once into its result. Only an answer passed through as text can be
-/// broken JSON: that one alone is checked again, to say where it breaks.
+/// A JSON answer, parsed once into its result. A result read from the answer proves it is
+/// JSON; any other outcome (text passed through, or refused) is checked again, so that broken
+/// JSON is reported as such, with where it breaks.
 fn parse_answer(bytes: &[u8]) -> Result<ToolResult, AnswerError> {
-    let result = toolwire_core::parse_any(bytes).map_err(AnswerError::Unreadable)?;
-    if result.is_passthrough() {
+    let parsed = toolwire_core::parse_any(bytes);
+    if !matches!(&parsed, Ok(result) if !result.is_passthrough()) {
         serde_json::from_slice::<serde::de::IgnoredAny>(bytes).map_err(AnswerError::NotJson)?;
     }
-    Ok(result)
+    parsed.map_err(AnswerError::Unreadable)
 }
 
 fn seconds(duration: Duration) -> String {
@@ -570,6 +571,29 @@ mod tests {
         );
         assert_eq!(Unavailable::Timeout(Duration::from_secs(1)).kind(), "timeout");
         assert_eq!(Unavailable::BrokeOff.kind(), "unavailable");
+    }
+
+    #[test]
+    fn answers_are_read_once_and_broken_json_is_named() {
+        let what = |bytes: &[u8]| match parse_answer(bytes) {
+            Ok(result) if result.is_passthrough() => "passthrough".to_owned(),
+            Ok(result) => format!("result {}", result.data_json().unwrap_or_default()),
+            Err(AnswerError::NotJson(e)) => format!("not JSON: {e}"),
+            Err(AnswerError::Unreadable(e)) => format!("unreadable: {e}"),
+        };
+        assert_eq!(what(br#"{"format":"toolwire.result.v1","data":{"a":1}}"#), r#"result {"a":1}"#);
+        assert_eq!(what(br#"{"success":true,"data":[1, 2]}"#), "result [1,2]");
+        assert_eq!(what(b"[1, 2]"), "passthrough");
+        assert_eq!(what(br#"{"a":1"#), "not JSON: EOF while parsing an object at line 1 column 6");
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        assert_eq!(
+            what(deep.as_bytes()),
+            "unreadable: JSON nesting reaches 128 levels at byte offset 127; at most 127 levels are allowed"
+        );
+        assert_eq!(
+            what(br#"{"format":"toolwire.result.v9","data":1}"#),
+            "unreadable: invalid toolwire result document: unknown format version `toolwire.result.v9`"
+        );
     }
 
     #[test]

@@ -40,10 +40,12 @@ def main(path):
                 f"{float(r['p99_ms']):.2f} | {int(r['peak_kib']) / MIB:.1f} | "
                 f"{r.get('cpu_us', '—')} | {r['errors']} |"
             )
+    # Loads every server answers (the app-tool loads are toolwire's alone).
+    shared = [load for load in loads if any((load, server) in rows for server in servers[1:])]
     print("\n| load | toolwire ÷ floor | toolwire ÷ Python | toolwire ÷ TypeScript |")
     print("|---|---|---|---|")
     checks = []
-    for load in loads:
+    for load in shared:
         t = rows.get((load, "toolwire"))
         if t is None:
             continue
@@ -56,7 +58,7 @@ def main(path):
     # machine (a server that gets less of its core answers fewer calls, not costlier ones).
     print("\n| load | by CPU per call: toolwire ÷ floor | toolwire ÷ Python | toolwire ÷ TypeScript |")
     print("|---|---|---|---|")
-    for load in loads:
+    for load in shared:
         t = rows.get((load, "toolwire"))
         if t is None or not float(t.get("cpu_us", 0)):
             continue

@@ -13,7 +13,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION};
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION};
 use serde_json::Value;
 use toolwire_core::{ErrorCode, ToolError, ToolResult};
 use toolwire_mcp::work::{CallPlaces, Work};
@@ -23,6 +23,9 @@ use toolwire_mcp::{
 
 use super::config::AppTool;
 use super::metrics::Metrics;
+use transport::{Answer, FailureKind, Transport};
+
+mod transport;
 
 /// One app tool's HTTP side.
 struct Endpoint {
@@ -32,9 +35,8 @@ struct Endpoint {
     /// The gateway's metrics, which count failed exchanges.
     metrics: Arc<Metrics>,
     headers: HeaderMap,
-    client: reqwest::Client,
-    /// The endpoint, parsed once (reqwest would parse the text again on every request).
-    url: reqwest::Url,
+    /// The client and the endpoint, parsed once.
+    transport: Transport,
     /// The endpoint as logged: its password, if any, replaced by `***`.
     shown: String,
 }
@@ -131,7 +133,7 @@ fn register(
             let _ = shown.set_password(Some("***"));
         }
         let shown = shown.to_string();
-        let client = client(tool)?;
+        let transport = Transport::new(&url, tool.proxy.is_some(), tool.timeout, || client(tool))?;
         let mut spec = ToolSpec::new(&tool.name, &tool.description)
             .input_schema(tool.input_schema.clone())
             .shape(tool.shape)
@@ -155,8 +157,7 @@ fn register(
             work: work.clone(),
             metrics: Arc::clone(metrics),
             headers,
-            client,
-            url,
+            transport,
             shown,
         });
         registry.register_dyn(spec, Arc::new(AppHandler(endpoint)))?;
@@ -164,9 +165,10 @@ fn register(
     Ok(())
 }
 
-/// The HTTP client of one endpoint: a 3xx is an answer (never followed, so secret headers and
-/// the body never reach another host), a proxy only when configured (proxy environment
-/// variables are ignored), and the tool's CA certificates instead of the system roots when set.
+/// The reqwest client of an HTTPS or proxied endpoint (see [`transport`]): a 3xx is an answer
+/// (never followed, so secret headers and the body never reach another host), a proxy only when
+/// configured (proxy environment variables are ignored), and the tool's CA certificates instead
+/// of the system roots when set.
 fn client(tool: &AppTool) -> Result<reqwest::Client, AppToolError> {
     let mut builder = reqwest::Client::builder()
         .connect_timeout(tool.timeout)
@@ -352,34 +354,6 @@ impl Unavailable {
     }
 }
 
-/// Whether a request failed in the TLS handshake (an untrusted or mismatched certificate).
-fn is_tls_failure(error: &(dyn std::error::Error + 'static)) -> bool {
-    let mut next = Some(error);
-    while let Some(error) = next {
-        if error.is::<rustls::Error>() {
-            return true;
-        }
-        // `io::Error::source` skips the error it wraps (hyper nests two): step into it instead.
-        next = match error.downcast_ref::<std::io::Error>().and_then(std::io::Error::get_ref) {
-            Some(inner) => Some(inner),
-            None => error.source(),
-        };
-    }
-    false
-}
-
-/// An error and its sources, `: `-separated, for the log.
-fn chain(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = error.to_string();
-    let mut next = error.source();
-    while let Some(source) = next {
-        text.push_str(": ");
-        text.push_str(&source.to_string());
-        next = source.source();
-    }
-    text
-}
-
 /// A non-2xx answer that is a well-formed legacy failure envelope or v1 failure: the app's own
 /// code and message, which callers may read. Anything else in a non-2xx body stays hidden.
 fn app_failure(content_type: &str, body: &[u8]) -> Option<ToolResult> {
@@ -422,39 +396,27 @@ impl Endpoint {
         context: &CallContext,
     ) -> Result<ToolResult, Unavailable> {
         let tool = &self.tool;
-        let response = self
-            .client
-            .post(self.url.clone())
-            .headers(self.headers.clone())
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json")
-            .body(body)
-            .send()
-            .await
-            .map_err(|e| {
-                let e = e.without_url();
-                tracing::warn!(tool = %tool.name, endpoint = %self.shown, error = %chain(&e), "app request failed");
-                if is_tls_failure(&e) {
-                    Unavailable::Tls
-                } else if e.is_connect() {
-                    Unavailable::Unreachable
-                } else {
-                    Unavailable::RequestFailed
-                }
-            })?;
-        let status = response.status();
+        let mut answer = self.transport.post(&self.headers, body).await.map_err(|failure| {
+            tracing::warn!(tool = %tool.name, endpoint = %self.shown, error = %failure.detail, "app request failed");
+            match failure.kind {
+                FailureKind::Tls => Unavailable::Tls,
+                FailureKind::Unreachable => Unavailable::Unreachable,
+                FailureKind::Failed => Unavailable::RequestFailed,
+            }
+        })?;
+        let status = answer.status;
         if status.is_redirection() {
-            let location = response.headers().get(LOCATION).and_then(|v| v.to_str().ok());
+            let location = answer.headers.get(LOCATION).and_then(|v| v.to_str().ok());
             tracing::warn!(tool = %tool.name, endpoint = %self.shown, %status, location, "app answered a redirect, not followed");
             return Err(Unavailable::Redirect(status));
         }
-        let content_type = response
-            .headers()
+        let content_type = answer
+            .headers
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .unwrap_or_default()
             .to_owned();
-        let body = self.read_body(response, context.places()).await;
+        let body = self.read_body(&mut answer, context.places()).await;
         if !status.is_success() {
             return body
                 .ok()
@@ -491,11 +453,11 @@ impl Endpoint {
     /// says how much comes (never past the cap): no doubling of a large answer as it streams in.
     async fn read_body(
         &self,
-        mut response: reqwest::Response,
+        answer: &mut Answer,
         call: &CallPlaces,
     ) -> Result<Vec<u8>, Unavailable> {
         let tool = &self.tool;
-        let expected = response.content_length().unwrap_or(0).min(tool.response_cap);
+        let expected = answer.content_length().unwrap_or(0).min(tool.response_cap);
         let expected = usize::try_from(expected).unwrap_or(0);
         // A large answer is read once this call has a place among the large calls (kept until
         // the call ends), so that the answers of waiting calls stay with their apps.
@@ -507,8 +469,8 @@ impl Endpoint {
             if bytes.len() >= toolwire_mcp::work::LARGE && !call.holds() {
                 self.admit_large(call).await?;
             }
-            let chunk = response.chunk().await.map_err(|e| {
-                tracing::warn!(tool = %tool.name, endpoint = %self.shown, error = %e.without_url(), "app answer broke off");
+            let chunk = answer.chunk().await.map_err(|e| {
+                tracing::warn!(tool = %tool.name, endpoint = %self.shown, error = %e, "app answer broke off");
                 Unavailable::BrokeOff
             })?;
             let Some(chunk) = chunk else { break };

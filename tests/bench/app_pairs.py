@@ -1,0 +1,63 @@
+"""Turns the app-tool alternation of scripts/bench-gateway (in one toolwire process, a native
+load then the app-tool load answering the same bytes, BENCH_PAIRS times per answer) into the
+table of BENCHMARKS.md: the gateway's CPU time per call of each, the ratio per pair, and per
+answer the median of the pair ratios and the ratio over all calls. Checks the 1.5x target on
+the median.
+
+Usage: python app_pairs.py APP_PAIRS.txt
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import sys
+
+ANSWERS = [("get", "195-byte product"), ("search", "20 KB list")]
+
+
+def fields(line):
+    return dict(re.findall(r"(\w+)=([\w.\-]+)", line))
+
+
+def per_call(loads):
+    """CPU µs per call over all of `loads` (each weighed by its calls)."""
+    calls = sum(int(load["requests"]) for load in loads)
+    return sum(float(load["cpu_us"]) * int(load["requests"]) for load in loads) / calls
+
+
+def main(path):
+    loads = {}
+    for line in open(path, encoding="utf-8"):
+        label = line.split()[0]
+        match = re.fullmatch(r"(native|app)_(get|search)(\d+)", label)
+        if match:
+            kind, answer, pair = match.groups()
+            loads.setdefault(answer, {}).setdefault(pair, {})[kind] = fields(line)
+    print("\n| answer | pair | native CPU µs/call | app tool CPU µs/call | app ÷ native |")
+    print("|---|---|---|---|---|")
+    verdicts, errors = [], 0
+    for answer, what in ANSWERS:
+        pairs = [p for _, p in sorted(loads.get(answer, {}).items(), key=lambda kv: int(kv[0]))
+                 if "native" in p and "app" in p]
+        if not pairs:
+            continue
+        ratios = []
+        for i, pair in enumerate(pairs, 1):
+            native, app = float(pair["native"]["cpu_us"]), float(pair["app"]["cpu_us"])
+            ratios.append(app / native)
+            errors += int(pair["native"]["errors"]) + int(pair["app"]["errors"])
+            print(f"| {what} | {i} | {native:.1f} | {app:.1f} | {app / native:.2f}× |")
+        median = statistics.median(ratios)
+        overall = per_call([p["app"] for p in pairs]) / per_call([p["native"] for p in pairs])
+        print(f"| {what} | all | | | median {median:.2f}×, over all calls {overall:.2f}× |")
+        verdicts.append((what, median))
+    print()
+    for what, median in verdicts:
+        met = "met" if median <= 1.5 and errors == 0 else "NOT met"
+        print(f"{what}: app tool CPU per call <= 1.5x native (median of pairs): {median:.2f}x, {errors} errors: {met}")
+    return 0 if verdicts else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

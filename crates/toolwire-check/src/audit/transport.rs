@@ -5,6 +5,10 @@
 //! numbers kept). A typed MCP client would deserialize results into its own types and drop or
 //! default what it does not know, which is exactly what an audit must see. Every answer is read
 //! under [`ReadLimits`], so a hostile server cannot make the audit hold more than they allow.
+//!
+//! The HTTP client takes the process's default rustls provider, which the application installs
+//! (the `toolwire` binary installs ring at start); without one, opening an HTTP channel is an
+//! error saying so.
 
 use std::collections::VecDeque;
 use std::process::Stdio;
@@ -208,11 +212,22 @@ impl Answer {
     }
 }
 
+/// Why an HTTP channel cannot open in a process without a rustls provider.
+const NO_PROVIDER: &str = "no rustls crypto provider is installed in this process: install one \
+    (rustls::crypto::ring::default_provider().install_default()) before auditing over HTTP";
+
 impl Channel {
     /// Opens a connection: an HTTP client (nothing is sent yet) or a started child process.
     pub fn open(endpoint: &Endpoint, timeout: Duration) -> Result<Self, TransportError> {
         let inner = match endpoint {
             Endpoint::Http { url, headers } => {
+                // reqwest would panic building a client without one.
+                if rustls::crypto::CryptoProvider::get_default().is_none() {
+                    return Err(TransportError::Http {
+                        url: url.clone(),
+                        reason: NO_PROVIDER.into(),
+                    });
+                }
                 let client =
                     reqwest::Client::builder().timeout(timeout).build().map_err(|err| {
                         TransportError::Http { url: url.clone(), reason: err.to_string() }
@@ -530,6 +545,21 @@ impl StdioProcess {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn http_without_a_crypto_provider_is_an_error_not_a_panic() {
+        // Nothing in this test binary installs a process-wide provider.
+        let endpoint = Endpoint::Http { url: "http://127.0.0.1:9/mcp".into(), headers: vec![] };
+        let Err(error) = Channel::open(&endpoint, Duration::from_secs(1)) else {
+            panic!("an HTTP channel opened without a crypto provider");
+        };
+        assert_eq!(
+            error.to_string(),
+            "cannot reach http://127.0.0.1:9/mcp: no rustls crypto provider is installed in this \
+             process: install one (rustls::crypto::ring::default_provider().install_default()) \
+             before auditing over HTTP"
+        );
+    }
 
     #[test]
     fn requests_from_the_server_are_refused_and_only_a_response_answers() {

@@ -214,7 +214,7 @@ impl Answer {
 
 /// Why an HTTP channel cannot open in a process without a rustls provider.
 const NO_PROVIDER: &str = "no rustls crypto provider is installed in this process: install one \
-    (rustls::crypto::ring::default_provider().install_default()) before auditing over HTTP";
+    (rustls's CryptoProvider::install_default, with ring's provider, say) before auditing over HTTP";
 
 impl Channel {
     /// Opens a connection: an HTTP client (nothing is sent yet) or a started child process.
@@ -556,8 +556,8 @@ mod tests {
         assert_eq!(
             error.to_string(),
             "cannot reach http://127.0.0.1:9/mcp: no rustls crypto provider is installed in this \
-             process: install one (rustls::crypto::ring::default_provider().install_default()) \
-             before auditing over HTTP"
+             process: install one (rustls's CryptoProvider::install_default, with ring's provider, \
+             say) before auditing over HTTP"
         );
     }
 

@@ -27,6 +27,9 @@ mod ops;
 mod png;
 mod sessions;
 mod tls;
+// Wired into the gateway as a tool source in the next step of DESIGN §15.
+#[cfg_attr(not(test), allow(dead_code))]
+mod upstreams;
 
 pub use app_tools::{AppToolError, AppTools};
 pub use config::{ConfigError, MAX_LINK_TTL_SECS, Overrides, Settings};

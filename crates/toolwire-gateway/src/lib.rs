@@ -27,8 +27,6 @@ mod ops;
 mod png;
 mod sessions;
 mod tls;
-// Wired into the gateway as a tool source in the next step of DESIGN §15.
-#[cfg_attr(not(test), allow(dead_code))]
 mod upstreams;
 
 pub use app_tools::{AppToolError, AppTools};
@@ -37,6 +35,7 @@ pub use demo::Demo;
 pub use error::Failure;
 pub use gateway::{Gateway, GatewayBuilder};
 pub use metrics::{ConnectionGuard, Metrics};
+pub use upstreams::{UpstreamError, UpstreamSource};
 
 /// How `toolwire serve` was asked to run, beside the configuration overrides.
 #[derive(Debug, Default)]

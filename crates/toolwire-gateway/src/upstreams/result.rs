@@ -31,9 +31,13 @@ pub(crate) fn convert(answer: &Value, upstream: &str, wants_object: bool) -> Con
         .filter_map(|b| b.get("text").and_then(Value::as_str))
         .collect();
 
-    // A legacy envelope or a v1 document in the one text block: the core reads it whole.
-    let document = match (blocks.as_slice(), structured, texts.as_slice()) {
-        ([_], None, [text]) => read_as_result(text),
+    // A legacy envelope or a v1 document in the one text block: the core reads it whole (with
+    // its dry run and other keys), also beside `structuredContent` that is the same data.
+    let document = match texts.as_slice() {
+        [text] => read_as_result(text).filter(|document| match structured {
+            None => true,
+            Some(sent) => document.data() == Some(sent),
+        }),
         _ => None,
     };
     let mut repaired = false;

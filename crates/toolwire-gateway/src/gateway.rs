@@ -96,6 +96,9 @@ impl GatewayBuilder {
                 Ok(source) => {
                     catalog.add(source).map_err(|e| Failure::input(format!("upstreams: {e}")))?;
                 }
+                Err(e @ upstreams::UpstreamError::NotYet(_)) => {
+                    return Err(Failure::input(e.to_string()));
+                }
                 Err(e) => tracing::warn!(error = %e, "upstream not served"),
             }
         }

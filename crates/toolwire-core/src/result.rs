@@ -207,6 +207,20 @@ impl ToolResult {
         self
     }
 
+    /// Adds one more extension value, refused (and nothing added) as
+    /// [`ToolResultBuilder::extension`] refuses a reserved or malformed namespace or key.
+    pub fn add_extension(
+        &mut self,
+        namespace: &str,
+        key: &str,
+        value: Value,
+    ) -> Result<(), BuildError> {
+        self.meta
+            .extensions
+            .insert_checked(namespace, key, value, &[])
+            .map_err(BuildError::Extension)
+    }
+
     /// The same result with one more part.
     pub fn with_part(mut self, part: Part) -> Self {
         self.parts.push(part);
@@ -462,6 +476,16 @@ mod tests {
             ToolResult::builder().data(Value::Null).build().ok().and_then(|r| r.data().cloned()),
             None
         );
+    }
+
+    #[test]
+    fn an_added_extension_is_refused_as_the_builder_refuses_it() {
+        let mut result = ToolResult::success(json!(1));
+        assert!(result.add_extension("dev.toolwire", "k", json!(1)).is_err());
+        assert!(result.add_extension("upstream", "bad key", json!(1)).is_err());
+        assert!(result.meta().extensions.namespaces().next().is_none(), "nothing added");
+        assert!(result.add_extension("upstream", "meta", json!({"a": 1})).is_ok());
+        assert_eq!(result.meta().extensions.get("upstream", "meta"), Some(&json!({"a": 1})));
     }
 
     #[test]

@@ -34,6 +34,7 @@ use toolwire_store::{KeySet, OpenError, StoreConfig, StoredResults};
 use crate::config::{Settings, StoreKind};
 use crate::conformance::Conformance;
 use crate::error::Failure;
+use crate::upstreams;
 use crate::{app_tools, auth, demo, listener, metrics, ops, sessions};
 
 /// Builds a [`Gateway`] from settings and tool sources. The sources the settings name come
@@ -89,6 +90,18 @@ impl GatewayBuilder {
         let metrics = Arc::new(metrics::Metrics::new());
         let work = Work::default();
         let (catalog, fixtures) = self.catalog(&work, &metrics)?;
+        // An upstream that cannot be reached does not stop the gateway (DESIGN §15).
+        for upstream in &self.settings.upstreams {
+            match upstreams::UpstreamSource::connect(upstream).await {
+                Ok(source) => {
+                    catalog.add(source).map_err(|e| Failure::input(format!("upstreams: {e}")))?;
+                }
+                Err(e @ upstreams::UpstreamError::NotYet(_)) => {
+                    return Err(Failure::input(e.to_string()));
+                }
+                Err(e) => tracing::warn!(error = %e, "upstream not served"),
+            }
+        }
         let settings = self.settings;
         let stored = open_store(&settings).await?;
         let config = GatewayConfig::builder(stored.clone())

@@ -27,6 +27,7 @@ mod ops;
 mod png;
 mod sessions;
 mod tls;
+mod upstreams;
 
 pub use app_tools::{AppToolError, AppTools};
 pub use config::{ConfigError, MAX_LINK_TTL_SECS, Overrides, Settings};
@@ -34,6 +35,7 @@ pub use demo::Demo;
 pub use error::Failure;
 pub use gateway::{Gateway, GatewayBuilder};
 pub use metrics::{ConnectionGuard, Metrics};
+pub use upstreams::{UpstreamError, UpstreamSource};
 
 /// How `toolwire serve` was asked to run, beside the configuration overrides.
 #[derive(Debug, Default)]

@@ -13,6 +13,7 @@ mod oauth;
 mod ops;
 mod store;
 mod transport;
+mod upstreams;
 
 #[cfg(test)]
 mod tests;
@@ -37,12 +38,13 @@ pub use oauth::{OAuthConfig, OAuthSettings};
 pub use ops::{OpsConfig, OpsSettings};
 pub use store::{DEFAULT_DATA_DIR, MAX_LINK_TTL_SECS, StoreConfig, StoreKind};
 pub use transport::{Transport, TransportConfig};
+pub use upstreams::{Glob, Upstream, UpstreamConfig, UpstreamTransport};
 
 /// The top-level keys that are neither tables nor read by a section's module.
 const TOP_KEYS: &[&str] = &["phase", "prefix", "validation", "server_name", "demo_tools"];
 
 /// Every table of the file with the keys it accepts (its own tables aside): `""` is the top.
-const TABLES: [(&str, &[&str]); 11] = [
+const TABLES: [(&str, &[&str]); 12] = [
     ("", TOP_KEYS),
     ("", listen::KEYS),
     ("[limits]", limits::KEYS),
@@ -53,6 +55,7 @@ const TABLES: [(&str, &[&str]); 11] = [
     ("[auth.oauth]", oauth::KEYS),
     ("[ops]", ops::KEYS),
     ("[[tools]]", app_tools::KEYS),
+    ("[[upstreams]]", upstreams::KEYS),
     ("[[hosts]]", hosts::KEYS),
 ];
 
@@ -106,6 +109,9 @@ pub struct FileConfig {
     /// App tools.
     #[serde(default)]
     pub tools: Vec<AppToolConfig>,
+    /// `[[upstreams]]`: MCP servers re-served (DESIGN §15).
+    #[serde(default)]
+    pub upstreams: Vec<UpstreamConfig>,
     /// `[[hosts]]`: host profiles added to, or replacing, the built-in ones (DESIGN §11).
     #[serde(default)]
     pub hosts: Vec<HostProfile>,
@@ -178,6 +184,8 @@ pub struct Settings {
     pub ops: OpsSettings,
     /// App tools.
     pub tools: Vec<AppTool>,
+    /// Upstream MCP servers.
+    pub upstreams: Vec<Upstream>,
     /// The host profiles: the built-in ones with `[[hosts]]` applied.
     pub hosts: HostProfiles,
 }
@@ -339,6 +347,7 @@ fn resolve(
         .enumerate()
         .map(|(i, t)| app_tools::resolve_tool(&format!("tools[{i}]"), t, env, &error))
         .collect::<Result<_, _>>()?;
+    let upstreams = upstreams::resolve(parsed.upstreams, env, &error)?;
     let hosts = hosts::resolve(parsed.hosts, file.as_deref())?;
     Ok(Settings {
         auth_configured: file.is_some(),
@@ -367,6 +376,7 @@ fn resolve(
         oauth,
         ops,
         tools,
+        upstreams,
         hosts,
     })
 }

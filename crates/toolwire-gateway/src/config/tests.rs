@@ -396,14 +396,14 @@ fn accepted(table: &str) -> BTreeSet<String> {
 fn the_key_list_is_what_the_loader_accepts() {
     // A table is a key of the table it is in.
     let nested: BTreeMap<&str, &[&str]> = BTreeMap::from([
-        ("", &["limits", "store", "transport", "auth", "ops", "tools", "hosts"][..]),
+        ("", &["limits", "store", "transport", "auth", "ops", "tools", "upstreams", "hosts"][..]),
         ("[auth]", &["tokens", "oauth"][..]),
     ]);
     let mut listed: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
     for (table, keys) in TABLES {
         listed.entry(table).or_default().extend(keys.iter().map(|k| (*k).to_owned()));
     }
-    assert_eq!(listed.len(), 10);
+    assert_eq!(listed.len(), 11);
     for (table, mut keys) in listed {
         // A map: every MCP target's name is a key (`limits_are_keyed_by_target_name`).
         if table == "[limits]" {
@@ -417,5 +417,100 @@ fn the_key_list_is_what_the_loader_accepts() {
     assert_eq!(all[0], "phase");
     for key in ["listen", "[limits] mcp", "[[auth.tokens]] token_env", "[[hosts]] reads_links"] {
         assert!(all.contains(&key.to_owned()), "{key}");
+    }
+}
+
+#[test]
+fn upstreams_are_read_and_every_refusal_names_its_key() {
+    let text = r#"
+[[upstreams]]
+name = "shop"
+command = ["php", "bin/console", "mcp:server"]
+env = { APP_ENV = "prod" }
+tool_prefix = "shop_"
+tools = ["product_*", "order_get"]
+privileges = ["shop:use"]
+timeout_ms = 5000
+
+[[upstreams]]
+name = "drupal"
+url = "https://cms.internal/mcp"
+headers = { Authorization = { value = "Bearer x" } }
+outputs = { node_get = { type = "object" } }
+"#;
+    let Ok(s) = from_text(text) else { panic!("refused: {:?}", from_text(text).err()) };
+    let [shop, drupal] = &s.upstreams[..] else { panic!("{:?}", s.upstreams) };
+    let UpstreamTransport::Stdio { program, args, env } = &shop.transport else { panic!() };
+    assert_eq!(
+        (program.as_str(), &args[..]),
+        ("php", &["bin/console".to_owned(), "mcp:server".to_owned()][..])
+    );
+    assert_eq!(env.get("APP_ENV").map(String::as_str), Some("prod"));
+    assert_eq!(shop.tool_prefix, "shop_");
+    assert_eq!(shop.timeout, Duration::from_secs(5));
+    let globs = shop.tools.as_deref().unwrap_or_default();
+    assert!(globs[0].matches("product_get") && !globs[0].matches("order_list"));
+    let UpstreamTransport::Http { url, headers, .. } = &drupal.transport else { panic!() };
+    assert_eq!(url, "https://cms.internal/mcp");
+    assert_eq!(headers, &[("Authorization".to_owned(), "Bearer x".to_owned())]);
+    assert_eq!(drupal.timeout, Duration::from_millis(DEFAULT_TIMEOUT_MS));
+    assert!(drupal.outputs.contains_key("node_get"));
+
+    let refusals = [
+        (
+            "[[upstreams]]\nname = \"a\"\ncommand = [\"x\"]\nurl = \"http://h/mcp\"",
+            "t.toml: upstreams[0]: give command (a stdio upstream) or url, not both",
+        ),
+        (
+            "[[upstreams]]\nname = \"a\"",
+            "t.toml: upstreams[0]: give command (a stdio upstream) or url (Streamable HTTP)",
+        ),
+        (
+            "[[upstreams]]\nname = \"a b\"\ncommand = [\"x\"]",
+            "t.toml: upstreams[0].name: `a b` is not 1 to 32 letters, digits, `_` or `-`",
+        ),
+        (
+            "[[upstreams]]\nname = \"demo\"\ncommand = [\"x\"]",
+            "t.toml: upstreams[0].name: `demo` is the name of one of toolwire's own tool sources",
+        ),
+        (
+            "[[upstreams]]\nname = \"a\"\ncommand = [\"x\"]\n[[upstreams]]\nname = \"a\"\nurl = \"http://h/mcp\"",
+            "t.toml: upstreams[1].name: another upstream is named `a` already",
+        ),
+        (
+            "[[upstreams]]\nname = \"a\"\ncommand = [\"x\"]\ntools = [\"ok_*\", \"[bad]\"]",
+            "t.toml: upstreams[0].tools[1]: `[bad]` uses `[`: a pattern has only `*` (any run of characters) and `?` (one character)",
+        ),
+        (
+            "[[upstreams]]\nname = \"a\"\ncommand = []",
+            "t.toml: upstreams[0].command: the program to start is missing",
+        ),
+        (
+            "[[upstreams]]\nname = \"a\"\ncommand = [\"x\"]\nproxy = \"http://p:3128\"",
+            "t.toml: upstreams[0].proxy: only an upstream with a url has it",
+        ),
+        (
+            "[[upstreams]]\nname = \"a\"\nurl = \"http://h/mcp\"\nenv = { K = \"v\" }",
+            "t.toml: upstreams[0].env: only an upstream started with a command has an environment",
+        ),
+        (
+            "[[upstreams]]\nname = \"a\"\nurl = \"ftp://h/mcp\"",
+            "t.toml: upstreams[0].url: `ftp://h/mcp` is not an http:// or https:// URL",
+        ),
+        (
+            "[[upstreams]]\nname = \"a\"\ncommand = [\"x\"]\ntool_prefix = \"a b\"",
+            "t.toml: upstreams[0].tool_prefix: `a b` may hold only letters, digits, `_`, `-` and `.`",
+        ),
+        (
+            "[[upstreams]]\nname = \"a\"\ncommand = [\"x\"]\ntimeout_ms = 0",
+            "t.toml: upstreams[0].timeout_ms: must be at least 1",
+        ),
+    ];
+    for (text, message) in refusals {
+        assert_eq!(
+            from_text(text).map(|_| ()).map_err(|e| e.to_string()),
+            Err(message.to_owned()),
+            "{text}"
+        );
     }
 }

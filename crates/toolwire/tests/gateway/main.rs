@@ -17,3 +17,4 @@ mod ops;
 mod stdio;
 mod store_outage;
 mod transport;
+mod upstreams;

@@ -1,0 +1,220 @@
+//! An upstream's `tools/call` result, read from its JSON as sent (so that nothing a typed model
+//! does not know is lost), becomes a `ToolResult` (DESIGN §15 "Results"): one text block holding
+//! a legacy envelope or a v1 document goes through the core's parser; `isError` is a failure;
+//! `structuredContent` is the data (an empty array where an object is declared becomes `{}`,
+//! the bridge that sends `[]` for `{}`); other blocks are parts; the upstream's `_meta` is kept
+//! under `upstream/meta`, keyed by the upstream's name.
+
+use base64::Engine as _;
+use serde_json::{Map, Value, json};
+use toolwire_core::{ErrorCode, Part, Provenance, ToolError, ToolResult};
+
+/// A converted result, and whether the `[]`→`{}` repair was applied (to be counted and logged).
+#[derive(Debug)]
+pub(crate) struct Converted {
+    /// The result.
+    pub(crate) result: ToolResult,
+    /// Whether an empty array was read as the empty object the declaration wants.
+    pub(crate) repaired: bool,
+}
+
+/// `answer` (the upstream's `CallToolResult` as JSON) from the upstream `upstream`;
+/// `wants_object` when the tool's declared output is an object.
+pub(crate) fn convert(answer: &Value, upstream: &str, wants_object: bool) -> Converted {
+    let empty = Vec::new();
+    let blocks = answer.get("content").and_then(Value::as_array).unwrap_or(&empty);
+    let is_error = answer.get("isError").and_then(Value::as_bool).unwrap_or(false);
+    let structured = answer.get("structuredContent").filter(|v| !v.is_null());
+    let texts: Vec<&str> = blocks
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .collect();
+
+    // A legacy envelope or a v1 document in the one text block: the core reads it whole (with
+    // its dry run and other keys), also beside `structuredContent` that is the same data.
+    let document = match texts.as_slice() {
+        [text] => read_as_result(text).filter(|document| match structured {
+            None => true,
+            Some(sent) => document.data() == Some(sent),
+        }),
+        _ => None,
+    };
+    let mut repaired = false;
+    let mut result = match (document, structured) {
+        // A document that succeeds in a result flagged `isError` is read as the failure below.
+        (Some(document), _) if !is_error || document.is_failure() => document,
+        _ if is_error => ToolResult::failure(upstream_error(structured, &texts)),
+        (_, Some(sent)) => {
+            let data = match sent {
+                Value::Array(items) if items.is_empty() && wants_object => {
+                    repaired = true;
+                    Value::Object(Map::new())
+                }
+                other => other.clone(),
+            };
+            // A text block that is the data written out is the upstream's copy for old clients.
+            let copies =
+                |text: &&str| serde_json::from_str::<Value>(text).ok().as_ref() == Some(sent);
+            let mut result = ToolResult::success(data);
+            for text in texts.iter().filter(|t| !copies(t)) {
+                result = result.with_part(Part::text(*text));
+            }
+            result
+        }
+        (_, None) => {
+            texts.iter().fold(ToolResult::empty(), |r, text| r.with_part(Part::text(*text)))
+        }
+    };
+    for block in blocks {
+        if let Some(part) = other_part(block) {
+            result = result.with_part(part);
+        }
+    }
+    if let Some(meta) = answer.get("_meta").filter(|m| m.as_object().is_some_and(|m| !m.is_empty()))
+    {
+        // `upstream` is a well-formed, unreserved namespace and `meta` a name: nothing to refuse.
+        let kept = json!({ upstream: meta });
+        if let Err(e) = result.add_extension("upstream", "meta", kept) {
+            tracing::warn!(upstream, error = %e, "the upstream's _meta could not be kept");
+        }
+    }
+    Converted { result, repaired }
+}
+
+/// The text as a result when it is a legacy envelope or a toolwire document.
+fn read_as_result(text: &str) -> Option<ToolResult> {
+    let parsed = toolwire_core::parse_any(text.as_bytes()).ok()?;
+    (!matches!(parsed.provenance(), Provenance::Passthrough(_))).then_some(parsed)
+}
+
+/// The failure of an `isError` result: the code and details of a structured error when the
+/// upstream sent one (`{"error": {"code", "message", "details"}}`), else `tool_error` with its
+/// text.
+fn upstream_error(structured: Option<&Value>, texts: &[&str]) -> ToolError {
+    let error = structured.and_then(|s| s.get("error")).and_then(Value::as_object);
+    let text = texts.join("\n");
+    let message = error
+        .and_then(|e| e.get("message"))
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .unwrap_or_else(|| if text.is_empty() { "the tool failed".to_owned() } else { text });
+    let code = error
+        .and_then(|e| e.get("code"))
+        .and_then(Value::as_str)
+        .map_or(ErrorCode::ToolError, ErrorCode::parse);
+    let failure = ToolError::new(code, message);
+    match error.and_then(|e| e.get("details")).and_then(Value::as_object) {
+        Some(details) => failure.with_details(details.clone()),
+        None => failure,
+    }
+}
+
+/// A block other than text as a part; `None` for text and for what cannot be read.
+fn other_part(block: &Value) -> Option<Part> {
+    let field = |name: &str| block.get(name).and_then(Value::as_str);
+    match field("type")? {
+        "image" | "audio" => {
+            let data = base64::engine::general_purpose::STANDARD.decode(field("data")?).ok()?;
+            Some(Part::binary(data, field("mimeType")?))
+        }
+        "resource_link" => Some(Part::resource_link(field("uri")?, field("name").unwrap_or(""))),
+        "resource" => {
+            let resource = block.get("resource")?;
+            let text = |name: &str| resource.get(name).and_then(Value::as_str);
+            let uri = text("uri")?;
+            let mime = text("mimeType").map(str::to_owned);
+            match (text("text"), text("blob")) {
+                (Some(body), _) => Some(Part::embedded_text(uri, mime, body)),
+                (None, Some(blob)) => {
+                    let bytes = base64::engine::general_purpose::STANDARD.decode(blob).ok()?;
+                    Some(Part::embedded_blob(uri, mime, bytes))
+                }
+                (None, None) => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn converted(answer: Value, wants_object: bool) -> Converted {
+        convert(&answer, "shop", wants_object)
+    }
+
+    #[test]
+    fn a_legacy_envelope_in_one_text_block_is_read_by_the_core() {
+        let text = r#"{"success":true,"data":{"id":7,"name":"Mug"},"dryRun":true}"#;
+        let c = converted(json!({"content": [{"type": "text", "text": text}]}), true);
+        assert_eq!(c.result.data_json(), Some(r#"{"id":7,"name":"Mug"}"#));
+        assert!(matches!(c.result.provenance(), Provenance::LegacyEnvelope(_)));
+        let failed = r#"{"success":false,"error":{"code":"not_found","message":"No product 9"}}"#;
+        let c = converted(json!({"content": [{"type": "text", "text": failed}]}), true);
+        let error = c.result.error().map(|e| (e.code.as_str().to_owned(), e.message.clone()));
+        assert_eq!(error, Some(("not_found".to_owned(), "No product 9".to_owned())));
+    }
+
+    #[test]
+    fn is_error_is_a_failure_with_the_upstream_code_when_it_sent_one() {
+        let c = converted(
+            json!({"content": [{"type": "text", "text": "disk full"}], "isError": true}),
+            false,
+        );
+        let error = c.result.error().map(|e| (e.code.as_str().to_owned(), e.message.clone()));
+        assert_eq!(error, Some(("tool_error".to_owned(), "disk full".to_owned())));
+        let structured =
+            json!({"error": {"code": "conflict", "message": "taken", "details": {"id": 1}}});
+        let c = converted(
+            json!({"content": [], "structuredContent": structured, "isError": true}),
+            false,
+        );
+        let error = c
+            .result
+            .error()
+            .map(|e| (e.code.as_str().to_owned(), e.message.clone(), e.details.clone()));
+        let details = json!({"id": 1}).as_object().cloned();
+        assert_eq!(error, Some(("conflict".to_owned(), "taken".to_owned(), details)));
+    }
+
+    #[test]
+    fn an_empty_array_where_an_object_is_declared_is_repaired_and_counted() {
+        let c = converted(
+            json!({"content": [{"type": "text", "text": "[]"}], "structuredContent": []}),
+            true,
+        );
+        assert!(c.repaired);
+        assert_eq!(c.result.data_json(), Some("{}"));
+        assert!(c.result.parts().is_empty(), "the text copy of the data is dropped");
+        let c = converted(json!({"content": [], "structuredContent": []}), false);
+        assert!(!c.repaired);
+        assert_eq!(c.result.data_json(), Some("[]"));
+    }
+
+    #[test]
+    fn other_blocks_become_parts_and_meta_is_kept_under_the_upstream() {
+        let answer = json!({
+            "content": [
+                {"type": "text", "text": "{\"n\":1}"},
+                {"type": "text", "text": "see the chart"},
+                {"type": "image", "data": "AAEC", "mimeType": "image/png"},
+                {"type": "resource_link", "uri": "file:///r.csv", "name": "r.csv"},
+                {"type": "resource", "resource": {"uri": "mem://a", "mimeType": "text/plain", "text": "hi"}}
+            ],
+            "structuredContent": {"n": 1},
+            "_meta": {"trace": "abc"}
+        });
+        let c = converted(answer, true);
+        assert_eq!(c.result.data_json(), Some(r#"{"n":1}"#));
+        let parts = c.result.parts();
+        assert_eq!(parts.len(), 4, "{parts:?}");
+        assert_eq!(parts[0], Part::text("see the chart"));
+        assert_eq!(parts[1], Part::binary(vec![0, 1, 2], "image/png"));
+        assert_eq!(parts[2], Part::resource_link("file:///r.csv", "r.csv"));
+        assert_eq!(parts[3], Part::embedded_text("mem://a", Some("text/plain".into()), "hi"));
+        let kept = c.result.meta().extensions.get("upstream", "meta").cloned();
+        assert_eq!(kept, Some(json!({"shop": {"trace": "abc"}})));
+    }
+}

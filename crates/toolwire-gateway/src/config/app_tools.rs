@@ -129,32 +129,16 @@ pub(super) fn resolve_tool(
     let description = t.description.filter(|d| !d.trim().is_empty()).ok_or_else(|| {
         error(&format!("{key}.description"), "every tool needs a description".into())
     })?;
-    if !t.endpoint.starts_with("http://") && !t.endpoint.starts_with("https://") {
-        return Err(error(
-            &format!("{key}.endpoint"),
-            format!("`{}` is not an http:// or https:// URL", t.endpoint),
-        ));
-    }
-    let headers = t
-        .headers
-        .into_iter()
-        .map(|(name, h)| {
-            let value = resolve_header(&format!("{key}.headers.{name}"), &h, env, error)?;
-            Ok((name, value))
-        })
-        .collect::<Result<_, ConfigError>>()?;
+    let client = HttpClientConfig {
+        url: (&format!("{key}.endpoint"), &t.endpoint),
+        headers: &t.headers,
+        ca_file: t.ca_file.as_deref(),
+        proxy: t.proxy.as_deref(),
+    };
+    let (headers, ca_certs) = client.resolve(key, env, error)?;
     let timeout_ms = t.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
     if timeout_ms == 0 {
         return Err(error(&format!("{key}.timeout_ms"), "must be at least 1".into()));
-    }
-    let ca_certs = match &t.ca_file {
-        Some(path) => Some(read_ca(path).map_err(|m| error(&format!("{key}.ca_file"), m))?.1),
-        None => None,
-    };
-    if let Some(proxy) = &t.proxy
-        && let Err(e) = reqwest::Proxy::all(proxy)
-    {
-        return Err(error(&format!("{key}.proxy"), format!("`{proxy}` is not a proxy URL: {e}")));
     }
     Ok(AppTool {
         name: t.name,
@@ -174,9 +158,59 @@ pub(super) fn resolve_tool(
     })
 }
 
+/// What an HTTP client of the configuration is given (`[[tools]]`, `[[upstreams]]` with a url):
+/// its URL (with its key), headers, CA file and proxy.
+pub(super) struct HttpClientConfig<'a> {
+    pub(super) url: (&'a str, &'a str),
+    pub(super) headers: &'a BTreeMap<String, HeaderConfig>,
+    pub(super) ca_file: Option<&'a std::path::Path>,
+    pub(super) proxy: Option<&'a str>,
+}
+
+impl HttpClientConfig<'_> {
+    /// Checks the URL and proxy, reads the headers' secrets and the CA file (`key` is the
+    /// entry's, `tools[i]` say): the headers and the CA certificates, when a file is given.
+    pub(super) fn resolve(
+        &self,
+        key: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+        error: Refuse,
+    ) -> Result<HttpClientParts, ConfigError> {
+        let (url_key, url) = self.url;
+        if !url.starts_with("http://") && !url.starts_with("https://") {
+            return Err(error(url_key, format!("`{url}` is not an http:// or https:// URL")));
+        }
+        let headers = self
+            .headers
+            .iter()
+            .map(|(name, h)| {
+                let value = resolve_header(&format!("{key}.headers.{name}"), h, env, error)?;
+                Ok((name.clone(), value))
+            })
+            .collect::<Result<_, ConfigError>>()?;
+        let ca_certs = match self.ca_file {
+            Some(path) => Some(read_ca(path).map_err(|m| error(&format!("{key}.ca_file"), m))?.1),
+            None => None,
+        };
+        if let Some(proxy) = self.proxy
+            && let Err(e) = reqwest::Proxy::all(proxy)
+        {
+            return Err(error(
+                &format!("{key}.proxy"),
+                format!("`{proxy}` is not a proxy URL: {e}"),
+            ));
+        }
+        Ok((headers, ca_certs))
+    }
+}
+
+/// The resolved headers and CA certificates of an [`HttpClientConfig`].
+pub(super) type HttpClientParts =
+    (Vec<(String, String)>, Option<Vec<rustls::pki_types::CertificateDer<'static>>>);
+
 /// One header of a tool (`key` is `tools[i].headers.NAME`): the literal value, or the prefix
 /// and the variable's value.
-pub(super) fn resolve_header(
+fn resolve_header(
     key: &str,
     h: &HeaderConfig,
     env: &dyn Fn(&str) -> Option<String>,

@@ -9,8 +9,8 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::app_tools::{DEFAULT_TIMEOUT_MS, HeaderConfig, resolve_header};
-use super::{ConfigError, Refuse, read_ca};
+use super::app_tools::{DEFAULT_TIMEOUT_MS, HeaderConfig, HttpClientConfig};
+use super::{ConfigError, Refuse};
 
 /// The keys of `[[upstreams]]`, for [`super::keys`].
 pub(super) const KEYS: &[&str] = &[
@@ -243,34 +243,13 @@ fn resolve_one(
                     "only an upstream started with a command has an environment".into(),
                 ));
             }
-            if !url.starts_with("http://") && !url.starts_with("https://") {
-                return Err(error(
-                    &format!("{key}.url"),
-                    format!("`{url}` is not an http:// or https:// URL"),
-                ));
-            }
-            let headers = u
-                .headers
-                .iter()
-                .map(|(name, h)| {
-                    let value = resolve_header(&format!("{key}.headers.{name}"), h, env, error)?;
-                    Ok((name.clone(), value))
-                })
-                .collect::<Result<_, ConfigError>>()?;
-            let ca_certs = match &u.ca_file {
-                Some(path) => {
-                    Some(read_ca(path).map_err(|m| error(&format!("{key}.ca_file"), m))?.1)
-                }
-                None => None,
+            let client = HttpClientConfig {
+                url: (&format!("{key}.url"), &url),
+                headers: &u.headers,
+                ca_file: u.ca_file.as_deref(),
+                proxy: u.proxy.as_deref(),
             };
-            if let Some(proxy) = &u.proxy
-                && let Err(e) = reqwest::Proxy::all(proxy)
-            {
-                return Err(error(
-                    &format!("{key}.proxy"),
-                    format!("`{proxy}` is not a proxy URL: {e}"),
-                ));
-            }
+            let (headers, ca_certs) = client.resolve(key, env, error)?;
             UpstreamTransport::Http { url, headers, ca_certs, proxy: u.proxy }
         }
     };

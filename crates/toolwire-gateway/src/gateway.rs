@@ -28,7 +28,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio_util::sync::CancellationToken;
 use toolwire_core::{MapperConfig, OutputMapper};
 use toolwire_mcp::work::Work;
-use toolwire_mcp::{Catalog, GatewayConfig, McpServer, Principal, ToolSource};
+use toolwire_mcp::{Catalog, GatewayConfig, McpServer, Principal, SourceHealth, ToolSource};
 use toolwire_store::{KeySet, OpenError, StoreConfig, StoredResults};
 
 use crate::config::{Settings, StoreKind};
@@ -90,18 +90,7 @@ impl GatewayBuilder {
         let metrics = Arc::new(metrics::Metrics::new());
         let work = Work::default();
         let (catalog, fixtures) = self.catalog(&work, &metrics)?;
-        // An upstream that cannot be reached does not stop the gateway (DESIGN §15).
-        for upstream in &self.settings.upstreams {
-            match upstreams::UpstreamSource::connect(upstream).await {
-                Ok(source) => {
-                    catalog.add(source).map_err(|e| Failure::input(format!("upstreams: {e}")))?;
-                }
-                Err(e @ upstreams::UpstreamError::NotYet(_)) => {
-                    return Err(Failure::input(e.to_string()));
-                }
-                Err(e) => tracing::warn!(error = %e, "upstream not served"),
-            }
-        }
+        self.join_upstreams(&catalog, &metrics).await?;
         let settings = self.settings;
         let stored = open_store(&settings).await?;
         let config = GatewayConfig::builder(stored.clone())
@@ -153,11 +142,50 @@ impl GatewayBuilder {
         // Nothing is called, so the limits and counters are only what building the tools needs.
         let (work, metrics) = (Work::default(), Arc::new(metrics::Metrics::new()));
         let (catalog, _) = self.catalog(&work, &metrics).map_err(|e| Failure::input(e.message))?;
+        let upstreams: Vec<String> = self
+            .join_upstreams(&catalog, &metrics)
+            .await?
+            .iter()
+            .map(|(name, revision, health)| match health {
+                SourceHealth::Ready => format!(
+                    "upstream {name}: connected at {}",
+                    revision.as_deref().unwrap_or("an unknown revision")
+                ),
+                SourceHealth::Unavailable(why) => {
+                    format!("upstream {name}: not connected ({why}); serve would keep trying")
+                }
+                _ => format!("upstream {name}: {health:?}"),
+            })
+            .collect();
         mapper(&self.settings)?;
         let stored = open_store(&self.settings).await.map_err(|e| Failure::input(e.message))?;
         let names = catalog.names();
         let tools: Vec<&str> = names.iter().map(String::as_str).collect();
-        ops::check(&self.settings, &tools, &stored).await.map_err(Failure::input)
+        ops::check(&self.settings, &tools, &upstreams, &stored).await.map_err(Failure::input)
+    }
+
+    /// Starts a source for each `[[upstreams]]` and adds it to `catalog` once its first attempt
+    /// to connect ended (all are tried at the same time). An upstream that cannot be reached
+    /// does not stop the gateway (DESIGN §15): it joins without tools and keeps being tried.
+    /// Hands back each upstream's revision and health after that first attempt.
+    async fn join_upstreams(
+        &self,
+        catalog: &Catalog,
+        metrics: &Arc<metrics::Metrics>,
+    ) -> Result<Vec<(String, Option<String>, SourceHealth)>, Failure> {
+        let started: Vec<_> = self
+            .settings
+            .upstreams
+            .iter()
+            .map(|upstream| upstreams::UpstreamSource::start(upstream.clone(), Arc::clone(metrics)))
+            .collect();
+        let mut health = Vec::with_capacity(started.len());
+        for upstream in started {
+            upstream.first_attempt().await;
+            health.push((upstream.name().to_owned(), upstream.revision(), upstream.health()));
+            catalog.add(upstream).map_err(|e| Failure::input(format!("upstreams: {e}")))?;
+        }
+        Ok(health)
     }
 
     /// The catalog of every source: the demo tools (when on), the app tools, the conformance

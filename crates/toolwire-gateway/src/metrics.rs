@@ -7,7 +7,9 @@
 //! `toolwire_call_duration_seconds{tool}` and `toolwire_result_bytes{tool}` (histograms),
 //! `toolwire_offloads_total{tool}`, `toolwire_offload_bytes_total{tool}`,
 //! `toolwire_store_errors_total{kind}`, `toolwire_legacy_results_total{tool}`,
-//! `toolwire_app_errors_total{tool,kind}`, and the gauges `toolwire_open_connections` and
+//! `toolwire_app_errors_total{tool,kind}`, `toolwire_upstream_calls_total{upstream,outcome}`,
+//! `toolwire_upstream_restarts_total{upstream}`, `toolwire_upstream_repairs_total{upstream}`, and
+//! the gauges `toolwire_upstream_up{upstream}`, `toolwire_open_connections` and
 //! `toolwire_open_sessions`.
 //!
 //! Bucket bounds of a million and more are written as the Go and Python clients write them
@@ -60,6 +62,17 @@ struct AppErrorLabels {
     kind: &'static str,
 }
 
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct UpstreamLabel {
+    upstream: String,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct UpstreamCallLabels {
+    upstream: String,
+    outcome: &'static str,
+}
+
 type Histograms = Family<ToolLabel, Histogram, fn() -> Histogram>;
 
 /// A family written with its `# HELP` and `# TYPE` lines even before its first sample (the
@@ -91,6 +104,10 @@ pub struct Metrics {
     store_errors: Family<KindLabel, Counter>,
     legacy: Family<ToolLabel, Counter>,
     app_errors: Family<AppErrorLabels, Counter>,
+    upstream_calls: Family<UpstreamCallLabels, Counter>,
+    upstream_restarts: Family<UpstreamLabel, Counter>,
+    upstream_repairs: Family<UpstreamLabel, Counter>,
+    upstream_up: Family<UpstreamLabel, Gauge>,
     connections: Gauge,
     sessions: Gauge,
 }
@@ -124,6 +141,10 @@ impl Metrics {
             store_errors: Family::default(),
             legacy: Family::default(),
             app_errors: Family::default(),
+            upstream_calls: Family::default(),
+            upstream_restarts: Family::default(),
+            upstream_repairs: Family::default(),
+            upstream_up: Family::default(),
             connections: Gauge::default(),
             sessions: Gauge::default(),
         };
@@ -175,6 +196,26 @@ impl Metrics {
             Described(self.app_errors.clone()),
         );
         r.register(
+            "toolwire_upstream_calls",
+            "Calls sent to upstream MCP servers, by upstream and outcome",
+            Described(self.upstream_calls.clone()),
+        );
+        r.register(
+            "toolwire_upstream_restarts",
+            "Connections to an upstream MCP server opened again after it was lost or refused",
+            Described(self.upstream_restarts.clone()),
+        );
+        r.register(
+            "toolwire_upstream_repairs",
+            "Upstream results whose empty array was read as the empty object the tool declares",
+            Described(self.upstream_repairs.clone()),
+        );
+        r.register(
+            "toolwire_upstream_up",
+            "Whether the gateway is connected to the upstream MCP server now (1) or not (0)",
+            Described(self.upstream_up.clone()),
+        );
+        r.register(
             "toolwire_open_connections",
             "HTTP connections open now",
             self.connections.clone(),
@@ -192,6 +233,31 @@ impl Metrics {
     /// Counts a failed exchange with an app endpoint.
     pub fn app_error(&self, tool: &str, kind: &'static str) {
         self.app_errors.get_or_create(&AppErrorLabels { tool: tool.to_owned(), kind }).inc();
+    }
+
+    /// Counts a call sent to `upstream` and how it ended (`ok`, `tool_error`,
+    /// `invalid_arguments`, `unavailable`).
+    pub fn upstream_call(&self, upstream: &str, outcome: &'static str) {
+        let labels = UpstreamCallLabels { upstream: upstream.to_owned(), outcome };
+        self.upstream_calls.get_or_create(&labels).inc();
+    }
+
+    /// Counts a connection to `upstream` opened again.
+    pub fn upstream_restart(&self, upstream: &str) {
+        self.upstream_restarts
+            .get_or_create(&UpstreamLabel { upstream: upstream.to_owned() })
+            .inc();
+    }
+
+    /// Counts an `[]` from `upstream` read as `{}`.
+    pub fn upstream_repair(&self, upstream: &str) {
+        self.upstream_repairs.get_or_create(&UpstreamLabel { upstream: upstream.to_owned() }).inc();
+    }
+
+    /// Sets whether the gateway is connected to `upstream` now.
+    pub fn upstream_up(&self, upstream: &str, up: bool) {
+        let label = UpstreamLabel { upstream: upstream.to_owned() };
+        self.upstream_up.get_or_create(&label).set(i64::from(up));
     }
 
     /// Counts a store failure outside a call (the readiness probe).
@@ -272,6 +338,12 @@ mod tests {
         });
         metrics.app_error("orders", "timeout");
         metrics.app_error("or\"d\\e\nrs", "unavailable");
+        metrics.upstream_call("shop", "ok");
+        metrics.upstream_call("shop", "unavailable");
+        metrics.upstream_restart("shop");
+        metrics.upstream_repair("shop");
+        metrics.upstream_up("shop", true);
+        metrics.upstream_up("drupal", false);
         let held = metrics.connection();
         let text = metrics.render(2);
         for line in [
@@ -289,6 +361,12 @@ mod tests {
             "toolwire_legacy_results_total{tool=\"legacy_echo\"} 1",
             "toolwire_app_errors_total{tool=\"orders\",kind=\"timeout\"} 1",
             "toolwire_app_errors_total{tool=\"or\\\"d\\\\e\\nrs\",kind=\"unavailable\"} 1",
+            "toolwire_upstream_calls_total{upstream=\"shop\",outcome=\"ok\"} 1",
+            "toolwire_upstream_calls_total{upstream=\"shop\",outcome=\"unavailable\"} 1",
+            "toolwire_upstream_restarts_total{upstream=\"shop\"} 1",
+            "toolwire_upstream_repairs_total{upstream=\"shop\"} 1",
+            "toolwire_upstream_up{upstream=\"shop\"} 1",
+            "toolwire_upstream_up{upstream=\"drupal\"} 0",
             "toolwire_open_connections 1",
             "toolwire_open_sessions 2",
         ] {
@@ -327,6 +405,14 @@ mod tests {
                 "# TYPE toolwire_legacy_results_total counter",
                 "# HELP toolwire_app_errors_total Failed exchanges with app endpoints, by tool and kind.",
                 "# TYPE toolwire_app_errors_total counter",
+                "# HELP toolwire_upstream_calls_total Calls sent to upstream MCP servers, by upstream and outcome.",
+                "# TYPE toolwire_upstream_calls_total counter",
+                "# HELP toolwire_upstream_restarts_total Connections to an upstream MCP server opened again after it was lost or refused.",
+                "# TYPE toolwire_upstream_restarts_total counter",
+                "# HELP toolwire_upstream_repairs_total Upstream results whose empty array was read as the empty object the tool declares.",
+                "# TYPE toolwire_upstream_repairs_total counter",
+                "# HELP toolwire_upstream_up Whether the gateway is connected to the upstream MCP server now (1) or not (0).",
+                "# TYPE toolwire_upstream_up gauge",
                 "# HELP toolwire_open_connections HTTP connections open now.",
                 "# TYPE toolwire_open_connections gauge",
                 "# HELP toolwire_open_sessions MCP sessions open now.",

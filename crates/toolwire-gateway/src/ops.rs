@@ -139,6 +139,7 @@ async fn metrics(State(ops): State<Ops>) -> Response {
 pub(crate) async fn check(
     settings: &Settings,
     tools: &[&str],
+    upstreams: &[String],
     stored: &StoredResults,
 ) -> Result<String, String> {
     probe_store(stored, None).await?;
@@ -179,6 +180,9 @@ pub(crate) async fn check(
             "oauth: issuer {}, audience {}, {count} signing key(s)",
             oauth.issuer, oauth.audience
         ));
+    }
+    for upstream in upstreams {
+        line(upstream.clone());
     }
     line(format!("tools ({}): {}", tools.len(), tools.join(", ")));
     Ok(out)

@@ -1,6 +1,6 @@
-//! TLS for the gateway's own HTTP clients (app endpoints over `https://`, the OAuth issuer): a
-//! rustls client configuration built with the ring provider named explicitly, handed to reqwest
-//! whole. A library must not install a process-wide rustls provider (rustls's documentation), and
+//! TLS for the gateway's own HTTP clients (app endpoints and upstream MCP servers over
+//! `https://`, the OAuth issuer): a rustls client configuration built with the ring provider named
+//! explicitly, handed to reqwest whole. A library must not install a process-wide rustls provider (rustls's documentation), and
 //! these clients do not need one: they work whether or not the process installed a default.
 //!
 //! The `toolwire` binary installs ring as the process default once, at start, for what still
@@ -35,6 +35,27 @@ pub(crate) fn client_config(
     // What reqwest offers with its own configuration: it is built for HTTP/1.1 only.
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(config)
+}
+
+/// The reqwest client of an app endpoint or an upstream MCP server: a 3xx is an answer (never
+/// followed, so secret headers and the body never reach another host), a proxy only when
+/// configured (proxy environment variables are ignored), and `roots` instead of the system roots
+/// when given. The error says what was wrong, for the caller to name its tool or upstream.
+pub(crate) fn reqwest_client(
+    connect_timeout: std::time::Duration,
+    proxy: Option<&str>,
+    roots: Option<&[CertificateDer<'static>]>,
+) -> Result<reqwest::Client, String> {
+    let mut builder = reqwest::Client::builder()
+        .connect_timeout(connect_timeout)
+        .redirect(reqwest::redirect::Policy::none());
+    builder = match proxy {
+        Some(proxy) => builder.proxy(reqwest::Proxy::all(proxy).map_err(|e| e.to_string())?),
+        None => builder.no_proxy(),
+    };
+    // The TLS configuration names its provider: no process-wide default is needed.
+    let tls = client_config(roots).map_err(|e| format!("TLS: {e}"))?;
+    builder.tls_backend_preconfigured(tls).build().map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

@@ -165,23 +165,11 @@ fn register(
     Ok(())
 }
 
-/// The reqwest client of an HTTPS or proxied endpoint (see [`transport`]): a 3xx is an answer
-/// (never followed, so secret headers and the body never reach another host), a proxy only when
-/// configured (proxy environment variables are ignored), and the tool's CA certificates instead
-/// of the system roots when set.
+/// The reqwest client of an HTTPS or proxied endpoint (see [`transport`] and
+/// [`crate::tls::reqwest_client`]).
 fn client(tool: &AppTool) -> Result<reqwest::Client, AppToolError> {
-    let mut builder = reqwest::Client::builder()
-        .connect_timeout(tool.timeout)
-        .redirect(reqwest::redirect::Policy::none());
-    builder = match &tool.proxy {
-        Some(proxy) => builder
-            .proxy(reqwest::Proxy::all(proxy).map_err(|e| AppToolError::Client(e.to_string()))?),
-        None => builder.no_proxy(),
-    };
-    // The TLS configuration names its provider: no process-wide default is needed.
-    let tls = crate::tls::client_config(tool.ca_certs.as_deref())
-        .map_err(|e| AppToolError::Client(format!("TLS for tools `{}`: {e}", tool.name)))?;
-    builder.tls_backend_preconfigured(tls).build().map_err(|e| AppToolError::Client(e.to_string()))
+    crate::tls::reqwest_client(tool.timeout, tool.proxy.as_deref(), tool.ca_certs.as_deref())
+        .map_err(|e| AppToolError::Client(format!("tools `{}`: {e}", tool.name)))
 }
 
 struct AppHandler(Arc<Endpoint>);

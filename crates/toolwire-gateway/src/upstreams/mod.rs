@@ -1,7 +1,11 @@
-//! Upstream MCP servers re-served (DESIGN §15). `result` turns what an upstream answers into a
-//! `ToolResult`; `source` connects to an upstream and offers its tools as a `ToolSource`.
+//! Upstream MCP servers re-served (DESIGN §15). `connect` opens one connection (stdio or
+//! Streamable HTTP, the newest revision the upstream accepts); `source` supervises it and offers
+//! the upstream's tools as a `ToolSource`; `tool` calls one of them; `result` turns what the
+//! upstream answers into a `ToolResult`.
 
+mod connect;
 pub(crate) mod result;
 mod source;
+mod tool;
 
 pub use source::{UpstreamError, UpstreamSource};

@@ -1,26 +1,34 @@
-//! An upstream as a tool source: toolwire connects as an MCP client (a child process on stdio
-//! for now), lists the upstream's tools (every page) and registers each under the upstream's
-//! prefix; a call goes to the upstream and its answer becomes a `ToolResult` (`super::result`).
-//! Still to come (DESIGN §15): Streamable HTTP upstreams, restarts with backoff, `list_changed`,
-//! resources and prompts, relayed elicitation and sampling.
+//! An upstream as a tool source. A supervisor task owns the connection: it connects
+//! (`super::connect`), lists the upstream's tools (every page) and publishes each under the
+//! upstream's prefix, re-lists when the upstream says a list changed, and when the connection is
+//! lost (a process that exited, a transport that closed) or cannot be opened it tries again with
+//! backoff — the gateway keeps serving meanwhile. Calls to the upstream's tools while it is down
+//! are `upstream_unavailable` results; an upstream down at start has no tools until it comes up.
+//! The catalog hears every change of the list through the source's [`ChangeSignal`].
 
-use std::process::Stdio;
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
-use rmcp::ServiceExt as _;
-use rmcp::model::CallToolRequestParams;
-use rmcp::service::{RoleClient, RunningService, ServiceError};
+use rmcp::model::Tool;
+use rmcp::service::{Peer, RoleClient};
 use serde_json::Value;
-use toolwire_core::{ErrorCode, ToolError, ToolResult};
-use toolwire_mcp::{CallContext, DynTool, Registry, ToolFuture, ToolSource, ToolSpec};
+use tokio::sync::{Notify, watch};
+use toolwire_mcp::{ChangeSignal, Registry, SourceHealth, ToolSource, ToolSpec};
 
-use crate::config::{Upstream, UpstreamTransport};
+use super::connect::{CONNECT_LIMIT, Connection, Handler};
+use super::tool::{Link, UpstreamTool};
+use crate::config::Upstream;
+use crate::metrics::Metrics;
 
-/// A connected client of one upstream.
-type Client = RunningService<RoleClient, ()>;
+/// The wait before the first retry; it doubles up to [`BACKOFF_MAX`].
+const BACKOFF_FIRST: Duration = Duration::from_millis(250);
+/// The longest wait between two attempts.
+const BACKOFF_MAX: Duration = Duration::from_secs(30);
+/// A connection that lasted this long was healthy: the next loss starts the backoff anew.
+const STABLE: Duration = Duration::from_secs(60);
 
-/// Why an upstream could not be served.
+/// Why an upstream could not be connected (it is tried again; this is what the log and
+/// `/readyz` say meanwhile).
 #[derive(Debug, thiserror::Error)]
 pub enum UpstreamError {
     /// The command could not be started.
@@ -41,208 +49,229 @@ pub enum UpstreamError {
         /// What failed.
         reason: String,
     },
-    /// Not built yet.
-    #[error("upstream `{0}`: Streamable HTTP upstreams are not served yet")]
-    NotYet(String),
-    /// A listed tool could not be registered.
-    #[error("upstream `{upstream}`: {reason}")]
-    Tool {
-        /// The upstream.
-        upstream: String,
-        /// What was refused.
-        reason: String,
-    },
 }
 
-/// An upstream MCP server's tools, re-served.
+/// An upstream MCP server's tools, re-served. Dropping it stops its supervisor, which closes
+/// the connection (and kills a stdio upstream's process).
 pub struct UpstreamSource {
-    name: String,
-    tools: Registry,
-    /// Kept so that the connection (and the child process) lives as long as the source.
-    _client: Arc<Client>,
+    shared: Arc<Shared>,
+    supervisor: tokio::task::AbortHandle,
+    attempts: watch::Receiver<u64>,
 }
 
 impl std::fmt::Debug for UpstreamSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("UpstreamSource").field("name", &self.name).finish_non_exhaustive()
+        f.debug_struct("UpstreamSource").field("name", &self.shared.upstream.name).finish()
     }
 }
 
+impl Drop for UpstreamSource {
+    fn drop(&mut self) {
+        self.supervisor.abort();
+    }
+}
+
+/// What the supervisor and the source share.
+struct Shared {
+    upstream: Upstream,
+    metrics: Arc<Metrics>,
+    /// What the tools call through.
+    link: Arc<Link>,
+    /// The tools published now, and the listing they came from (to tell a change).
+    tools: Mutex<(Registry, Option<Value>)>,
+    health: Mutex<SourceHealth>,
+    /// The revision of the current connection.
+    revision: Mutex<Option<String>>,
+    signal: ChangeSignal,
+    /// Notified by the client handler when the upstream says a list changed.
+    changed: Arc<Notify>,
+}
+
 impl UpstreamSource {
-    /// Starts the upstream, does the MCP handshake and lists its tools.
-    pub async fn connect(upstream: &Upstream) -> Result<Self, UpstreamError> {
-        let protocol =
-            |reason: String| UpstreamError::Protocol { upstream: upstream.name.clone(), reason };
-        let UpstreamTransport::Stdio { program, args, env } = &upstream.transport else {
-            return Err(UpstreamError::NotYet(upstream.name.clone()));
-        };
-        let mut child = tokio::process::Command::new(program)
-            .args(args)
-            .envs(env)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| UpstreamError::Spawn {
-                upstream: upstream.name.clone(),
-                program: program.clone(),
-                reason: e.to_string(),
-            })?;
-        let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
-            return Err(protocol("its standard streams could not be opened".into()));
-        };
-        // What the upstream writes to stderr goes to the gateway's log, line by line, named.
-        if let Some(stderr) = child.stderr.take() {
-            let name = upstream.name.clone();
-            tokio::spawn(async move {
-                use tokio::io::AsyncBufReadExt as _;
-                let mut lines = tokio::io::BufReader::new(stderr).lines();
-                while let Ok(Some(line)) = lines.next_line().await {
-                    tracing::info!(upstream = %name, %line, "upstream stderr");
-                }
-            });
-        }
-        // The child is killed when the connection's task ends and drops it.
-        let client =
-            ().serve((stdout, stdin))
-                .await
-                .map_err(|e| protocol(format!("handshake failed: {e}")))?;
-        tokio::spawn(async move {
-            let _ = child.wait().await;
+    /// Starts the supervisor of `upstream` (on the current tokio runtime), which connects in the
+    /// background; calls and failures are counted in `metrics`. [`UpstreamSource::first_attempt`]
+    /// waits for the first connection attempt to end.
+    pub fn start(upstream: Upstream, metrics: Arc<Metrics>) -> Self {
+        let name = upstream.name.clone();
+        let link = Arc::new(Link::new(&upstream, Arc::clone(&metrics)));
+        let shared = Arc::new(Shared {
+            tools: Mutex::new((Registry::named(name.clone()), None)),
+            health: Mutex::new(SourceHealth::Unavailable("connecting".into())),
+            revision: Mutex::new(None),
+            signal: ChangeSignal::new(),
+            changed: Arc::new(Notify::new()),
+            upstream,
+            metrics,
+            link,
         });
-        let client = Arc::new(client);
-        let listed = client
-            .list_all_tools()
-            .await
-            .map_err(|e| protocol(format!("tools/list failed: {e}")))?;
-        let mut tools = Registry::named(upstream.name.clone());
-        for tool in listed {
-            let remote = tool.name.to_string();
-            if upstream
-                .tools
-                .as_ref()
-                .is_some_and(|globs| !globs.iter().any(|g| g.matches(&remote)))
-            {
-                continue;
-            }
-            let output = tool
-                .output_schema
-                .as_ref()
-                .map(|schema| Value::Object((**schema).clone()))
-                .or_else(|| upstream.outputs.get(&remote).cloned());
-            let wants_object = output
-                .as_ref()
-                .is_some_and(|schema| schema.get("type").and_then(Value::as_str) == Some("object"));
-            let description = tool.description.as_deref().unwrap_or(&remote).to_owned();
-            let mut spec = ToolSpec::new(format!("{}{remote}", upstream.tool_prefix), description)
-                .input_schema(Value::Object((*tool.input_schema).clone()))
-                .privileges(upstream.privileges.iter().cloned());
-            if let Some(title) = &tool.title {
-                spec = spec.title(title);
-            }
-            if let Some(annotations) = tool.annotations.clone() {
-                spec = spec.annotations(annotations);
-            }
-            if let Some(output) = output {
-                spec = spec.output_schema(output);
-            }
-            let handler = UpstreamTool {
-                client: Arc::clone(&client),
-                upstream: upstream.name.clone(),
-                remote,
-                wants_object,
-                timeout: upstream.timeout,
-            };
-            tools.register_dyn(spec, Arc::new(handler)).map_err(|e| UpstreamError::Tool {
-                upstream: upstream.name.clone(),
-                reason: e.to_string(),
-            })?;
-        }
-        Ok(Self { name: upstream.name.clone(), tools, _client: client })
+        let (sender, attempts) = watch::channel(0);
+        let supervisor = tokio::spawn(supervise(Arc::clone(&shared), sender)).abort_handle();
+        Self { shared, supervisor, attempts }
+    }
+
+    /// Waits until the first attempt to connect has succeeded or failed (at most the connect
+    /// limit and a listing's): a gateway starts with the tools of the upstreams that are up.
+    pub async fn first_attempt(&self) {
+        let mut attempts = self.attempts.clone();
+        let _ = attempts.wait_for(|n| *n > 0).await;
+    }
+
+    /// The revision the upstream accepted on the current connection; `None` while it is down.
+    pub fn revision(&self) -> Option<String> {
+        lock(&self.shared.revision).clone()
     }
 }
 
 impl ToolSource for UpstreamSource {
     fn name(&self) -> &str {
-        &self.name
+        &self.shared.upstream.name
     }
 
     fn tools(&self) -> Registry {
-        self.tools.clone()
+        lock(&self.shared.tools).0.clone()
+    }
+
+    fn changes(&self) -> Option<ChangeSignal> {
+        Some(self.shared.signal.clone())
+    }
+
+    fn health(&self) -> SourceHealth {
+        lock(&self.shared.health).clone()
     }
 }
 
-/// One upstream tool.
-struct UpstreamTool {
-    client: Arc<Client>,
-    upstream: String,
-    remote: String,
-    wants_object: bool,
-    timeout: Duration,
-}
-
-impl DynTool for UpstreamTool {
-    fn call(&self, arguments: &Value, _context: CallContext) -> ToolFuture {
-        let client = Arc::clone(&self.client);
-        let (upstream, remote, wants_object, timeout) =
-            (self.upstream.clone(), self.remote.clone(), self.wants_object, self.timeout);
-        let mut params = CallToolRequestParams::new(remote.clone());
-        if let Value::Object(arguments) = arguments {
-            params = params.with_arguments(arguments.clone());
+/// Connects, serves until the connection is lost, and starts again, for as long as the source
+/// lives (its drop aborts this task).
+async fn supervise(shared: Arc<Shared>, attempts: watch::Sender<u64>) {
+    let name = shared.upstream.name.clone();
+    let mut backoff = BACKOFF_FIRST;
+    let mut attempt = 0u64;
+    loop {
+        if attempt > 0 {
+            shared.metrics.upstream_restart(&name);
         }
-        Box::pin(async move {
-            let answer = tokio::time::timeout(timeout, client.call_tool(params)).await;
-            Ok(match answer {
-                Ok(Ok(result)) => match serde_json::to_value(&result) {
-                    Ok(json) => {
-                        let converted = super::result::convert(&json, &upstream, wants_object);
-                        if converted.repaired {
-                            tracing::info!(
-                                upstream,
-                                tool = remote,
-                                "read an empty array as the empty object the tool declares"
-                            );
-                        }
-                        converted.result
-                    }
-                    Err(e) => unavailable(
-                        &upstream,
-                        &remote,
-                        &format!("its answer could not be read ({e})"),
-                        false,
-                    ),
-                },
-                Ok(Err(ServiceError::McpError(error))) if error.code.0 == -32602 => {
-                    ToolResult::failure(ToolError::new(
-                        ErrorCode::InvalidArguments,
-                        error.message.to_string(),
-                    ))
+        attempt += 1;
+        let opened = Instant::now();
+        let handler = Handler { changed: Arc::clone(&shared.changed) };
+        let why = match Connection::open(&shared.upstream, handler).await {
+            Ok(connection) => match shared.list(&connection.peer()).await {
+                Ok(()) => {
+                    shared.up(&connection);
+                    attempts.send_replace(attempt);
+                    shared.serve(connection).await
                 }
-                Ok(Err(e)) => {
-                    tracing::warn!(upstream, tool = remote, error = %e, "upstream call failed");
-                    unavailable(&upstream, &remote, "the upstream server did not answer", true)
-                }
-                Err(_) => unavailable(
-                    &upstream,
-                    &remote,
-                    &format!(
-                        "the upstream server did not answer within {} ms",
-                        timeout.as_millis()
-                    ),
-                    true,
-                ),
-            })
-        })
+                Err(why) => why,
+            },
+            Err(e) => e.to_string(),
+        };
+        shared.down(&why, backoff);
+        attempts.send_replace(attempt);
+        if opened.elapsed() >= STABLE {
+            backoff = BACKOFF_FIRST;
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(BACKOFF_MAX);
     }
 }
 
-/// An `upstream_unavailable` failure saying whether to retry (never the command line or URL).
-fn unavailable(upstream: &str, tool: &str, why: &str, retry: bool) -> ToolResult {
-    let advice =
-        if retry { "Try again later." } else { "The operator should check the upstream server." };
-    ToolResult::failure(ToolError::new(
-        ErrorCode::UpstreamUnavailable,
-        format!("Tool {tool} of {upstream} is unavailable: {why}. {advice}"),
-    ))
+impl Shared {
+    /// Serves over `connection` until it ends, re-listing whenever the upstream says a list
+    /// changed; returns why it ended.
+    async fn serve(&self, connection: Connection) -> String {
+        let peer = connection.peer();
+        let closed = connection.closed();
+        tokio::pin!(closed);
+        loop {
+            tokio::select! {
+                why = &mut closed => return why,
+                () = self.changed.notified() => {
+                    if let Err(why) = self.list(&peer).await {
+                        tracing::warn!(upstream = %self.upstream.name, %why, "the changed tool list could not be read; the previous list stays");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Lists the upstream's tools and publishes them when they differ from what is published.
+    async fn list(&self, peer: &Peer<RoleClient>) -> Result<(), String> {
+        let listed = tokio::time::timeout(CONNECT_LIMIT, peer.list_all_tools())
+            .await
+            .map_err(|_| format!("tools/list: no answer within {} s", CONNECT_LIMIT.as_secs()))?
+            .map_err(|e| format!("tools/list failed: {e}"))?;
+        let fingerprint = serde_json::to_value(&listed).ok();
+        {
+            let mut tools = lock(&self.tools);
+            if fingerprint.is_some() && tools.1 == fingerprint {
+                return Ok(());
+            }
+            *tools = (registry(&self.upstream, &listed, &self.link), fingerprint);
+        }
+        // Fired after the lock is released: the catalog asks `tools()` again right away.
+        self.signal.fire();
+        Ok(())
+    }
+
+    /// The connection is up: calls go through it.
+    fn up(&self, connection: &Connection) {
+        let name = &self.upstream.name;
+        let revision = connection.revision().unwrap_or_else(|| "unknown".into());
+        tracing::info!(upstream = %name, %revision, tools = lock(&self.tools).0.len(), "upstream connected");
+        *lock(&self.revision) = Some(revision);
+        self.link.connect(connection.peer());
+        *lock(&self.health) = SourceHealth::Ready;
+        self.metrics.upstream_up(name, true);
+    }
+
+    /// The connection is lost or could not be opened: calls fail fast until the next one.
+    fn down(&self, why: &str, retry_in: Duration) {
+        let name = &self.upstream.name;
+        tracing::warn!(upstream = %name, %why, retry_in_ms = retry_in.as_millis() as u64, "upstream not connected; trying again");
+        self.link.disconnect();
+        *lock(&self.revision) = None;
+        *lock(&self.health) = SourceHealth::Unavailable(why.to_owned());
+        self.metrics.upstream_up(name, false);
+    }
+}
+
+/// The tools of `listed` that `upstream` serves, each under its prefix; a tool whose definition
+/// toolwire cannot publish is skipped with a warning naming it, and the others are served.
+fn registry(upstream: &Upstream, listed: &[Tool], link: &Arc<Link>) -> Registry {
+    let mut tools = Registry::named(upstream.name.clone());
+    for tool in listed {
+        let remote = tool.name.to_string();
+        if upstream.tools.as_ref().is_some_and(|globs| !globs.iter().any(|g| g.matches(&remote))) {
+            continue;
+        }
+        let output = tool
+            .output_schema
+            .as_ref()
+            .map(|schema| Value::Object((**schema).clone()))
+            .or_else(|| upstream.outputs.get(&remote).cloned());
+        let wants_object = output
+            .as_ref()
+            .is_some_and(|schema| schema.get("type").and_then(Value::as_str) == Some("object"));
+        let description = tool.description.as_deref().unwrap_or(&remote).to_owned();
+        let mut spec = ToolSpec::new(format!("{}{remote}", upstream.tool_prefix), description)
+            .input_schema(Value::Object((*tool.input_schema).clone()))
+            .privileges(upstream.privileges.iter().cloned());
+        if let Some(title) = &tool.title {
+            spec = spec.title(title);
+        }
+        if let Some(annotations) = tool.annotations.clone() {
+            spec = spec.annotations(annotations);
+        }
+        if let Some(output) = output {
+            spec = spec.output_schema(output);
+        }
+        let handler = UpstreamTool::new(Arc::clone(link), remote.clone(), wants_object);
+        if let Err(error) = tools.register_dyn(spec, Arc::new(handler)) {
+            tracing::warn!(upstream = %upstream.name, tool = %remote, %error, "upstream tool not served");
+        }
+    }
+    tools
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

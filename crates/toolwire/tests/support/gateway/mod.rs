@@ -54,11 +54,19 @@ impl Server {
         config: Option<&str>,
         envs: &[(&str, &str)],
     ) -> Server {
+        Self::start_at("127.0.0.1:0", dir, config, envs)
+    }
+
+    /// Like [`Server::start_in`] on the address `listen` (to start a server again where it was).
+    pub(crate) fn start_at(
+        listen: &str,
+        dir: tempfile::TempDir,
+        config: Option<&str>,
+        envs: &[(&str, &str)],
+    ) -> Server {
         install_tls_provider();
         let mut command = Command::new(env!("CARGO_BIN_EXE_toolwire"));
-        command
-            .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
-            .arg(dir.path().join("data"));
+        command.args(["serve", "--listen", listen, "--data-dir"]).arg(dir.path().join("data"));
         if let Some(text) = config {
             let path = dir.path().join("toolwire.toml");
             std::fs::write(&path, text).expect("write config");

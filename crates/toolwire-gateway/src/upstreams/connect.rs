@@ -1,0 +1,191 @@
+//! One connection to an upstream: the transport (a child process on stdio, or Streamable HTTP
+//! through the gateway's own reqwest client with the upstream's headers, CA file and proxy) and
+//! the MCP lifecycle at the newest revision the upstream accepts — `server/discover` for
+//! 2026-07-28 first, `initialize` when the upstream does not know it.
+
+use std::collections::HashMap;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::ProtocolVersion;
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt as _, Peer, QuitReason, RoleClient, RunningService,
+};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use tokio::sync::Notify;
+
+use super::UpstreamError;
+use crate::config::{Upstream, UpstreamTransport};
+
+/// How long opening a connection (the handshake included) may take.
+pub(super) const CONNECT_LIMIT: Duration = Duration::from_secs(30);
+
+/// The largest JSON answer read from an HTTP upstream: the gateway's own limits and offload deal
+/// with large results, so this only bounds memory.
+const MAX_ANSWER_BYTES: usize = 64 * 1024 * 1024;
+
+/// What the upstream may tell the gateway outside an answer: rmcp's client handler, which hears
+/// `notifications/tools/list_changed` (and the other list changes) and wakes the supervisor.
+/// Sampling and elicitation requests get rmcp's default answer: not supported.
+#[derive(Clone)]
+pub(super) struct Handler {
+    /// Notified when a list of the upstream changed.
+    pub(super) changed: Arc<Notify>,
+}
+
+impl rmcp::ClientHandler for Handler {
+    async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
+        self.changed.notify_one();
+    }
+
+    async fn on_resource_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.changed.notify_one();
+    }
+
+    async fn on_prompt_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.changed.notify_one();
+    }
+}
+
+/// A connection: the rmcp client and, for a stdio upstream, its process (killed when the
+/// connection is dropped).
+pub(super) struct Connection {
+    client: RunningService<RoleClient, Handler>,
+    child: Option<tokio::process::Child>,
+}
+
+impl Connection {
+    /// Starts or reaches the upstream and does the MCP handshake, within [`CONNECT_LIMIT`].
+    pub(super) async fn open(upstream: &Upstream, handler: Handler) -> Result<Self, UpstreamError> {
+        let protocol =
+            |reason: String| UpstreamError::Protocol { upstream: upstream.name.clone(), reason };
+        let opening = async {
+            match &upstream.transport {
+                UpstreamTransport::Stdio { program, args, env } => {
+                    let mut child = tokio::process::Command::new(program)
+                        .args(args)
+                        .envs(env)
+                        .stdin(Stdio::piped())
+                        .stdout(Stdio::piped())
+                        .stderr(Stdio::piped())
+                        .kill_on_drop(true)
+                        .spawn()
+                        .map_err(|e| UpstreamError::Spawn {
+                            upstream: upstream.name.clone(),
+                            program: program.clone(),
+                            reason: e.to_string(),
+                        })?;
+                    let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take())
+                    else {
+                        return Err(protocol("its standard streams could not be opened".into()));
+                    };
+                    log_stderr(&upstream.name, &mut child);
+                    let client = handler
+                        .serve_with_lifecycle((stdout, stdin), lifecycle())
+                        .await
+                        .map_err(|e| protocol(format!("handshake failed: {e}")))?;
+                    Ok(Self { client, child: Some(child) })
+                }
+                UpstreamTransport::Http { url, headers, ca_certs, proxy } => {
+                    let http = crate::tls::reqwest_client(
+                        CONNECT_LIMIT,
+                        proxy.as_deref(),
+                        ca_certs.as_deref(),
+                    )
+                    .map_err(protocol)?;
+                    let mut custom = HashMap::new();
+                    for (name, value) in headers {
+                        let bad = || protocol(format!("header `{name}` cannot be sent"));
+                        let name =
+                            http::HeaderName::from_bytes(name.as_bytes()).map_err(|_| bad())?;
+                        let mut value = http::HeaderValue::from_str(value).map_err(|_| bad())?;
+                        value.set_sensitive(true);
+                        custom.insert(name, value);
+                    }
+                    let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                        .custom_headers(custom)
+                        .max_json_response_size(MAX_ANSWER_BYTES)
+                        .max_sse_event_size(MAX_ANSWER_BYTES);
+                    let transport = StreamableHttpClientTransport::with_client(http, config);
+                    let client = handler
+                        .serve_with_lifecycle(transport, lifecycle())
+                        .await
+                        .map_err(|e| protocol(format!("handshake failed: {e}")))?;
+                    Ok(Self { client, child: None })
+                }
+            }
+        };
+        tokio::time::timeout(CONNECT_LIMIT, opening).await.unwrap_or_else(|_| {
+            Err(protocol(format!("no handshake within {} s", CONNECT_LIMIT.as_secs())))
+        })
+    }
+
+    /// The peer calls go through (cheap to clone; it fails once the connection is gone).
+    pub(super) fn peer(&self) -> Peer<RoleClient> {
+        self.client.peer().clone()
+    }
+
+    /// The revision the upstream accepted, as it was negotiated.
+    pub(super) fn revision(&self) -> Option<String> {
+        self.client.peer().peer_info().map(|info| info.protocol_version.to_string())
+    }
+
+    /// Waits until the connection ends (the process exited, the transport closed) and says why.
+    /// Dropping the future, or the connection, closes it.
+    pub(super) async fn closed(self) -> String {
+        let Self { client, child } = self;
+        let waiting = client.waiting();
+        match child {
+            Some(mut child) => {
+                tokio::select! {
+                    status = child.wait() => match status {
+                        Ok(status) => format!("the process exited ({status})"),
+                        Err(e) => format!("the process could not be waited for: {e}"),
+                    },
+                    reason = waiting => quit(reason),
+                }
+            }
+            None => quit(waiting.await),
+        }
+    }
+}
+
+/// Why the client's service loop ended, in words.
+fn quit(reason: Result<QuitReason, tokio::task::JoinError>) -> String {
+    match reason {
+        Ok(QuitReason::Closed) => "the connection closed".into(),
+        Ok(other) => format!("the connection ended ({other:?})"),
+        Err(e) => format!("the connection's task failed: {e}"),
+    }
+}
+
+/// 2026-07-28 through `server/discover` when the upstream answers it, else `initialize` with
+/// the newest handshake revision (the upstream answers with the one it speaks).
+fn lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+    }
+}
+
+/// What the upstream writes to stderr goes to the gateway's log, line by line, named.
+fn log_stderr(upstream: &str, child: &mut tokio::process::Child) {
+    if let Some(stderr) = child.stderr.take() {
+        let name = upstream.to_owned();
+        tokio::spawn(async move {
+            use tokio::io::AsyncBufReadExt as _;
+            let mut lines = tokio::io::BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                tracing::info!(upstream = %name, %line, "upstream stderr");
+            }
+        });
+    }
+}

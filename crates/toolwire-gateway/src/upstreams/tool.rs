@@ -1,0 +1,147 @@
+//! One upstream tool as the gateway calls it: `tools/call` to the upstream within the
+//! upstream's `timeout_ms`, its answer turned into a `ToolResult` (`super::result`). Whatever
+//! goes wrong on the way is a result the model can act on: the upstream's `-32602` is
+//! `invalid_arguments`; a timeout, a lost connection or another JSON-RPC error is
+//! `upstream_unavailable` saying whether to retry — never the upstream's URL or command line.
+
+use std::sync::{Arc, PoisonError, RwLock};
+use std::time::Duration;
+
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::{Peer, RoleClient, ServiceError};
+use serde_json::Value;
+use toolwire_core::{ErrorCode, ToolError, ToolResult};
+use toolwire_mcp::{CallContext, DynTool, ToolFuture};
+
+use crate::config::Upstream;
+use crate::metrics::Metrics;
+
+/// The way to an upstream that its tools share: the peer of the current connection (none while
+/// it is down), its call limit and the gateway's metrics.
+pub(super) struct Link {
+    upstream: String,
+    timeout: Duration,
+    metrics: Arc<Metrics>,
+    peer: RwLock<Option<Peer<RoleClient>>>,
+}
+
+impl Link {
+    /// The link of `upstream`, not connected yet.
+    pub(super) fn new(upstream: &Upstream, metrics: Arc<Metrics>) -> Self {
+        Self {
+            upstream: upstream.name.clone(),
+            timeout: upstream.timeout,
+            metrics,
+            peer: RwLock::new(None),
+        }
+    }
+
+    /// Calls go through `peer` from now on.
+    pub(super) fn connect(&self, peer: Peer<RoleClient>) {
+        *self.peer.write().unwrap_or_else(PoisonError::into_inner) = Some(peer);
+    }
+
+    /// Calls fail fast until the next [`Link::connect`].
+    pub(super) fn disconnect(&self) {
+        *self.peer.write().unwrap_or_else(PoisonError::into_inner) = None;
+    }
+
+    fn peer(&self) -> Option<Peer<RoleClient>> {
+        self.peer.read().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// Counts a call's outcome and hands its result back.
+    fn counted(&self, outcome: &'static str, result: ToolResult) -> ToolResult {
+        self.metrics.upstream_call(&self.upstream, outcome);
+        result
+    }
+
+    /// An `upstream_unavailable` failure of `tool`, counted.
+    fn unavailable(&self, tool: &str, why: &str, retry: bool) -> ToolResult {
+        self.counted("unavailable", unavailable(&self.upstream, tool, why, retry))
+    }
+}
+
+/// One upstream tool: the upstream's own name for it, and whether its declared output is an
+/// object (for the `[]`→`{}` repair).
+pub(super) struct UpstreamTool {
+    link: Arc<Link>,
+    remote: Arc<str>,
+    wants_object: bool,
+}
+
+impl UpstreamTool {
+    /// The tool `remote` of the upstream behind `link`.
+    pub(super) fn new(link: Arc<Link>, remote: String, wants_object: bool) -> Self {
+        Self { link, remote: remote.into(), wants_object }
+    }
+}
+
+impl DynTool for UpstreamTool {
+    fn call(&self, arguments: &Value, _context: CallContext) -> ToolFuture {
+        let (link, remote, wants_object) =
+            (Arc::clone(&self.link), Arc::clone(&self.remote), self.wants_object);
+        let mut params = CallToolRequestParams::new(remote.to_string());
+        if let Value::Object(arguments) = arguments {
+            params = params.with_arguments(arguments.clone());
+        }
+        Box::pin(async move {
+            let Some(peer) = link.peer() else {
+                return Ok(link.unavailable(&remote, "the upstream server is not connected", true));
+            };
+            let answer = tokio::time::timeout(link.timeout, peer.call_tool(params)).await;
+            Ok(match answer {
+                Ok(Ok(result)) => match serde_json::to_value(&result) {
+                    Ok(json) => {
+                        let converted = super::result::convert(&json, &link.upstream, wants_object);
+                        if converted.repaired {
+                            link.metrics.upstream_repair(&link.upstream);
+                            tracing::info!(
+                                upstream = %link.upstream,
+                                tool = %remote,
+                                "read an empty array as the empty object the tool declares"
+                            );
+                        }
+                        let outcome =
+                            if result.is_error == Some(true) { "tool_error" } else { "ok" };
+                        link.counted(outcome, converted.result)
+                    }
+                    Err(e) => link.unavailable(
+                        &remote,
+                        &format!("its answer could not be read ({e})"),
+                        false,
+                    ),
+                },
+                Ok(Err(ServiceError::McpError(error))) if error.code.0 == -32602 => link.counted(
+                    "invalid_arguments",
+                    ToolResult::failure(ToolError::new(
+                        ErrorCode::InvalidArguments,
+                        error.message.to_string(),
+                    )),
+                ),
+                Ok(Err(e)) => {
+                    tracing::warn!(upstream = %link.upstream, tool = %remote, error = %e, "upstream call failed");
+                    link.unavailable(&remote, "the upstream server did not answer", true)
+                }
+                Err(_) => link.unavailable(
+                    &remote,
+                    &format!(
+                        "the upstream server did not answer within {} ms",
+                        link.timeout.as_millis()
+                    ),
+                    true,
+                ),
+            })
+        })
+    }
+}
+
+/// An `upstream_unavailable` failure saying whether to retry (never the command line or URL).
+fn unavailable(upstream: &str, tool: &str, why: &str, retry: bool) -> ToolResult {
+    let advice =
+        if retry { "Try again later." } else { "The operator should check the upstream server." };
+    ToolResult::failure(ToolError::new(
+        ErrorCode::UpstreamUnavailable,
+        format!("Tool {tool} of {upstream} is unavailable: {why}. {advice}"),
+    ))
+}

@@ -17,6 +17,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use tokio::sync::Notify;
 
 use super::UpstreamError;
+use super::relay::Relays;
 use crate::config::{Upstream, UpstreamTransport};
 
 /// How long opening a connection (the handshake included) may take.
@@ -27,15 +28,26 @@ pub(super) const CONNECT_LIMIT: Duration = Duration::from_secs(30);
 const MAX_ANSWER_BYTES: usize = 64 * 1024 * 1024;
 
 /// What the upstream may tell the gateway outside an answer: rmcp's client handler, which hears
-/// `notifications/tools/list_changed` (and the other list changes) and wakes the supervisor.
-/// Sampling and elicitation requests get rmcp's default answer: not supported.
+/// `notifications/tools/list_changed` (and the other list changes) and wakes the supervisor,
+/// and passes progress on to the client whose call it is about. Sampling and elicitation
+/// requests get rmcp's default answer: not supported.
 #[derive(Clone)]
 pub(super) struct Handler {
     /// Notified when a list of the upstream changed.
     pub(super) changed: Arc<Notify>,
+    /// Where progress goes.
+    pub(super) relays: Arc<Relays>,
 }
 
 impl rmcp::ClientHandler for Handler {
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.relays.progress(params);
+    }
+
     async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
         self.changed.notify_one();
     }

@@ -1,9 +1,12 @@
 //! Upstream MCP servers re-served (DESIGN §15). `connect` opens one connection (stdio or
 //! Streamable HTTP, the newest revision the upstream accepts); `source` supervises it and offers
 //! the upstream's tools as a `ToolSource`; `tool` calls one of them; `result` turns what the
-//! upstream answers into a `ToolResult`.
+//! upstream answers into a `ToolResult`; `extend` re-serves its resources and prompts; `relay`
+//! passes its progress on to the client.
 
 mod connect;
+mod extend;
+mod relay;
 pub(crate) mod result;
 mod source;
 mod tool;

@@ -27,25 +27,40 @@ pub(crate) fn convert(answer: &Value, upstream: &str, wants_object: bool) -> Con
     let structured = answer.get("structuredContent").filter(|v| !v.is_null());
     let texts: Vec<&str> = blocks
         .iter()
-        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+        .filter(|b| is_text(b))
         .filter_map(|b| b.get("text").and_then(Value::as_str))
         .collect();
 
-    // A legacy envelope or a v1 document in the one text block: the core reads it whole (with
-    // its dry run and other keys), also beside `structuredContent` that is the same data.
-    let document = match texts.as_slice() {
-        [text] => read_as_result(text).filter(|document| match structured {
+    // A legacy envelope or a v1 document in the first text block: the core reads it whole (with
+    // its dry run, other keys and parts), also beside `structuredContent` that is the same data.
+    // The blocks after it that repeat its parts are its copies for clients that read only
+    // `content` (what a compat-phase server, toolwire among them, sends).
+    let document = texts.first().and_then(|text| read_as_result(text)).filter(|document| {
+        let same_data = match structured {
             None => true,
             Some(sent) => document.data() == Some(sent),
-        }),
-        _ => None,
-    };
-    let mut repaired = false;
-    let mut result = match (document, structured) {
+        };
         // A document that succeeds in a result flagged `isError` is read as the failure below.
-        (Some(document), _) if !is_error || document.is_failure() => document,
+        same_data && (!is_error || document.is_failure())
+    });
+    if let Some(document) = document {
+        let copies = document.parts().to_vec();
+        let mut result = document;
+        for block in blocks.iter().skip_while(|b| !is_text(b)).skip(1) {
+            let part = match block.get("text").and_then(Value::as_str).filter(|_| is_text(block)) {
+                Some(text) => Some(Part::text(text)),
+                None => other_part(block),
+            };
+            if let Some(part) = part.filter(|part| !copies.contains(part)) {
+                result = result.with_part(part);
+            }
+        }
+        return kept_meta(answer, upstream, Converted { result, repaired: false });
+    }
+    let mut repaired = false;
+    let mut result = match structured {
         _ if is_error => ToolResult::failure(upstream_error(structured, &texts)),
-        (_, Some(sent)) => {
+        Some(sent) => {
             let data = match sent {
                 Value::Array(items) if items.is_empty() && wants_object => {
                     repaired = true;
@@ -62,24 +77,32 @@ pub(crate) fn convert(answer: &Value, upstream: &str, wants_object: bool) -> Con
             }
             result
         }
-        (_, None) => {
-            texts.iter().fold(ToolResult::empty(), |r, text| r.with_part(Part::text(*text)))
-        }
+        None => texts.iter().fold(ToolResult::empty(), |r, text| r.with_part(Part::text(*text))),
     };
     for block in blocks {
         if let Some(part) = other_part(block) {
             result = result.with_part(part);
         }
     }
+    kept_meta(answer, upstream, Converted { result, repaired })
+}
+
+/// Whether `block` is a text block.
+fn is_text(block: &Value) -> bool {
+    block.get("type").and_then(Value::as_str) == Some("text")
+}
+
+/// `converted` with the upstream's `_meta` kept in the extension area, under its name.
+fn kept_meta(answer: &Value, upstream: &str, mut converted: Converted) -> Converted {
     if let Some(meta) = answer.get("_meta").filter(|m| m.as_object().is_some_and(|m| !m.is_empty()))
     {
         // `upstream` is a well-formed, unreserved namespace and `meta` a name: nothing to refuse.
         let kept = json!({ upstream: meta });
-        if let Err(e) = result.add_extension("upstream", "meta", kept) {
+        if let Err(e) = converted.result.add_extension("upstream", "meta", kept) {
             tracing::warn!(upstream, error = %e, "the upstream's _meta could not be kept");
         }
     }
-    Converted { result, repaired }
+    converted
 }
 
 /// The text as a result when it is a legacy envelope or a toolwire document.
@@ -216,5 +239,21 @@ mod tests {
         assert_eq!(parts[3], Part::embedded_text("mem://a", Some("text/plain".into()), "hi"));
         let kept = c.result.meta().extensions.get("upstream", "meta").cloned();
         assert_eq!(kept, Some(json!({"shop": {"trace": "abc"}})));
+    }
+
+    #[test]
+    fn the_blocks_after_a_document_that_repeat_its_parts_are_dropped() {
+        let envelope =
+            r#"{"success":true,"data":null,"_meta":{"parts":[{"type":"text","text":"done"}]}}"#;
+        let answer = json!({
+            "content": [
+                {"type": "text", "text": envelope},
+                {"type": "text", "text": "done"},
+                {"type": "text", "text": "and one more thing"}
+            ]
+        });
+        let c = converted(answer, false);
+        assert_eq!(c.result.parts(), [Part::text("done"), Part::text("and one more thing")]);
+        assert!(matches!(c.result.provenance(), Provenance::LegacyEnvelope(_)));
     }
 }

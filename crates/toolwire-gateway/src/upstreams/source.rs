@@ -13,9 +13,11 @@ use rmcp::model::Tool;
 use rmcp::service::{Peer, RoleClient};
 use serde_json::Value;
 use tokio::sync::{Notify, watch};
+use toolwire_mcp::extend::{Prompts, Resources};
 use toolwire_mcp::{ChangeSignal, Registry, SourceHealth, ToolSource, ToolSpec};
 
 use super::connect::{CONNECT_LIMIT, Connection, Handler};
+use super::extend::{Extras, Listed};
 use super::tool::{Link, UpstreamTool};
 use crate::config::Upstream;
 use crate::metrics::Metrics;
@@ -79,6 +81,8 @@ struct Shared {
     link: Arc<Link>,
     /// The tools published now, and the listing they came from (to tell a change).
     tools: Mutex<(Registry, Option<Value>)>,
+    /// Its resources, templates and prompts.
+    extras: Arc<Extras>,
     health: Mutex<SourceHealth>,
     /// The revision of the current connection.
     revision: Mutex<Option<String>>,
@@ -96,6 +100,7 @@ impl UpstreamSource {
         let link = Arc::new(Link::new(&upstream, Arc::clone(&metrics)));
         let shared = Arc::new(Shared {
             tools: Mutex::new((Registry::named(name.clone()), None)),
+            extras: Arc::new(Extras::new(&upstream, Arc::clone(&link))),
             health: Mutex::new(SourceHealth::Unavailable("connecting".into())),
             revision: Mutex::new(None),
             signal: ChangeSignal::new(),
@@ -131,6 +136,14 @@ impl ToolSource for UpstreamSource {
         lock(&self.shared.tools).0.clone()
     }
 
+    fn resources(&self) -> Option<Arc<dyn Resources>> {
+        Some(Arc::clone(&self.shared.extras) as Arc<dyn Resources>)
+    }
+
+    fn prompts(&self) -> Option<Arc<dyn Prompts>> {
+        Some(Arc::clone(&self.shared.extras) as Arc<dyn Prompts>)
+    }
+
     fn changes(&self) -> Option<ChangeSignal> {
         Some(self.shared.signal.clone())
     }
@@ -152,7 +165,8 @@ async fn supervise(shared: Arc<Shared>, attempts: watch::Sender<u64>) {
         }
         attempt += 1;
         let opened = Instant::now();
-        let handler = Handler { changed: Arc::clone(&shared.changed) };
+        let handler =
+            Handler { changed: Arc::clone(&shared.changed), relays: shared.link.relays() };
         let why = match Connection::open(&shared.upstream, handler).await {
             Ok(connection) => match shared.list(&connection.peer()).await {
                 Ok(()) => {
@@ -193,8 +207,10 @@ impl Shared {
         }
     }
 
-    /// Lists the upstream's tools and publishes them when they differ from what is published.
+    /// Lists the upstream's resources, templates and prompts, and its tools, publishing the
+    /// tools when they differ from what is published.
     async fn list(&self, peer: &Peer<RoleClient>) -> Result<(), String> {
+        self.extras.replace(Listed::of(peer, &self.upstream.tool_prefix).await?);
         let listed = tokio::time::timeout(CONNECT_LIMIT, peer.list_all_tools())
             .await
             .map_err(|_| format!("tools/list: no answer within {} s", CONNECT_LIMIT.as_secs()))?

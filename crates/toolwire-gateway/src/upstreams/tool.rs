@@ -7,22 +7,27 @@
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
-use rmcp::model::CallToolRequestParams;
-use rmcp::service::{Peer, RoleClient, ServiceError};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ProgressToken,
+    ServerResult,
+};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RoleServer, ServiceError};
 use serde_json::Value;
 use toolwire_core::{ErrorCode, ToolError, ToolResult};
 use toolwire_mcp::{CallContext, DynTool, ToolFuture};
 
+use super::relay::{CancelOnDrop, Relays};
 use crate::config::Upstream;
 use crate::metrics::Metrics;
 
 /// The way to an upstream that its tools share: the peer of the current connection (none while
-/// it is down), its call limit and the gateway's metrics.
+/// it is down), its call limit, where progress goes, and the gateway's metrics.
 pub(super) struct Link {
     upstream: String,
     timeout: Duration,
     metrics: Arc<Metrics>,
     peer: RwLock<Option<Peer<RoleClient>>>,
+    relays: Arc<Relays>,
 }
 
 impl Link {
@@ -33,7 +38,13 @@ impl Link {
             timeout: upstream.timeout,
             metrics,
             peer: RwLock::new(None),
+            relays: Arc::default(),
         }
+    }
+
+    /// Where the progress of the calls in flight goes.
+    pub(super) fn relays(&self) -> Arc<Relays> {
+        Arc::clone(&self.relays)
     }
 
     /// Calls go through `peer` from now on.
@@ -46,8 +57,19 @@ impl Link {
         *self.peer.write().unwrap_or_else(PoisonError::into_inner) = None;
     }
 
-    fn peer(&self) -> Option<Peer<RoleClient>> {
+    /// The peer of the current connection; `None` while the upstream is down.
+    pub(super) fn peer(&self) -> Option<Peer<RoleClient>> {
         self.peer.read().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// The upstream's name.
+    pub(super) fn name(&self) -> &str {
+        &self.upstream
+    }
+
+    /// The limit of one request to the upstream.
+    pub(super) fn timeout(&self) -> Duration {
+        self.timeout
     }
 
     /// Counts a call's outcome and hands its result back.
@@ -78,18 +100,23 @@ impl UpstreamTool {
 }
 
 impl DynTool for UpstreamTool {
-    fn call(&self, arguments: &Value, _context: CallContext) -> ToolFuture {
+    fn call(&self, arguments: &Value, context: CallContext) -> ToolFuture {
         let (link, remote, wants_object) =
             (Arc::clone(&self.link), Arc::clone(&self.remote), self.wants_object);
         let mut params = CallToolRequestParams::new(remote.to_string());
         if let Value::Object(arguments) = arguments {
             params = params.with_arguments(arguments.clone());
         }
+        // The client's progress token stays here; the upstream's progress is routed back to it.
+        let progress = context
+            .request()
+            .and_then(|request| Some((request.peer.clone(), request.meta.get_progress_token()?)));
         Box::pin(async move {
             let Some(peer) = link.peer() else {
                 return Ok(link.unavailable(&remote, "the upstream server is not connected", true));
             };
-            let answer = tokio::time::timeout(link.timeout, peer.call_tool(params)).await;
+            let asked = ask(&peer, params, &link.relays, progress);
+            let answer = tokio::time::timeout(link.timeout, asked).await;
             Ok(match answer {
                 Ok(Ok(result)) => match serde_json::to_value(&result) {
                     Ok(json) => {
@@ -133,6 +160,29 @@ impl DynTool for UpstreamTool {
                 ),
             })
         })
+    }
+}
+
+/// Sends `tools/call` and waits for the upstream's result, routing its progress to `progress`
+/// meanwhile; dropped before the answer (the limit passed, the client cancelled), it cancels the
+/// request at the upstream. An answer that is not a complete result (input required, a task) is
+/// not relayed yet: it is read as an unexpected response.
+async fn ask(
+    peer: &Peer<RoleClient>,
+    params: CallToolRequestParams,
+    relays: &Arc<Relays>,
+    progress: Option<(Peer<RoleServer>, ProgressToken)>,
+) -> Result<CallToolResult, ServiceError> {
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    let handle = peer.send_request_with_option(request, PeerRequestOptions::no_options()).await?;
+    let _route =
+        progress.map(|(client, token)| relays.route(handle.progress_token.clone(), client, token));
+    let mut cancel = CancelOnDrop::new(peer.clone(), handle.id.clone());
+    let answer = handle.await_response().await;
+    cancel.disarm();
+    match answer? {
+        ServerResult::CallToolResult(result) => Ok(result),
+        _ => Err(ServiceError::UnexpectedResponse),
     }
 }
 

@@ -271,3 +271,140 @@ fn serve_check_connects_to_each_upstream_and_lists_its_tools() {
     );
     assert!(stdout.contains("inner_catalog_get"), "{stdout}");
 }
+
+#[test]
+fn resources_and_prompts_of_an_upstream_are_re_served_to_privileged_callers() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = format!(
+        r#"demo_tools = false
+
+[auth]
+anonymous = true
+
+[[auth.tokens]]
+token = "member-token"
+principal = "member"
+privileges = ["conf:use"]
+
+[[upstreams]]
+name = "conf"
+command = [{bin:?}, "serve", "--stdio", "--conformance", "--data-dir", {data:?}]
+env = {{ TOOLWIRE_LOG = "error" }}
+tool_prefix = "conf_"
+tools = ["catalog_get"]
+privileges = ["conf:use"]
+"#,
+        bin = env!("CARGO_BIN_EXE_toolwire"),
+        data = dir.path().join("inner").display().to_string(),
+    );
+    let server = Server::start_in(dir, Some(&text), &[]);
+    let mut member = HttpClient::connect(&server.url, "2025-11-25", Some("member-token"));
+
+    let listed = member.request("resources/list", json!({}));
+    let uris: Vec<&str> = listed["result"]["resources"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{listed}"))
+        .iter()
+        .filter_map(|r| r["uri"].as_str())
+        .collect();
+    assert_eq!(uris, ["test://static-text", "test://static-binary"], "{listed}");
+    let templates = member.request("resources/templates/list", json!({}));
+    let templates: Vec<&str> = templates["result"]["resourceTemplates"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{templates}"))
+        .iter()
+        .filter_map(|t| t["uriTemplate"].as_str())
+        .collect();
+    // The gateway's own stored results once (not the upstream toolwire's too), then the
+    // upstream's.
+    assert_eq!(templates.iter().filter(|t| t.starts_with("toolwire://results/")).count(), 1);
+    assert!(templates.contains(&"test://template/{id}/data"), "{templates:?}");
+
+    let read = member.request("resources/read", json!({"uri": "test://static-text"}));
+    assert_eq!(
+        read["result"]["contents"][0]["text"],
+        json!("This is the content of the static text resource."),
+        "{read}"
+    );
+    let read = member.request("resources/read", json!({"uri": "test://template/7/data"}));
+    let text = read["result"]["contents"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains('7'), "{read}");
+
+    let prompts = member.request("prompts/list", json!({}));
+    let names: Vec<&str> = prompts["result"]["prompts"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{prompts}"))
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    assert!(names.contains(&"conf_test_simple_prompt"), "{names:?}");
+    assert!(names.iter().all(|n| n.starts_with("conf_")), "{names:?}");
+    let got = member.request("prompts/get", json!({"name": "conf_test_simple_prompt"}));
+    assert_eq!(got["result"]["messages"][0]["role"], json!("user"), "{got}");
+    let unknown = member.request("prompts/get", json!({"name": "test_simple_prompt"}));
+    assert!(
+        unknown["error"]["message"].as_str().unwrap_or_default().contains("unknown prompt"),
+        "{unknown}"
+    );
+
+    // The upstream's privileges hold for its resources and prompts as for its tools.
+    let mut anonymous = HttpClient::connect(&server.url, "2025-11-25", None);
+    let refused = anonymous.request("resources/read", json!({"uri": "test://static-text"}));
+    assert!(
+        refused["error"]["message"].as_str().unwrap_or_default().contains("conf:use"),
+        "{refused}"
+    );
+    let refused = anonymous.request("prompts/get", json!({"name": "conf_test_simple_prompt"}));
+    assert!(
+        refused["error"]["message"].as_str().unwrap_or_default().contains("conf:use"),
+        "{refused}"
+    );
+}
+
+#[test]
+fn an_upstream_s_progress_reaches_the_client_under_its_own_token() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = format!(
+        r#"{HEAD}
+[[upstreams]]
+name = "conf"
+command = [{bin:?}, "serve", "--stdio", "--conformance", "--data-dir", {data:?}]
+env = {{ TOOLWIRE_LOG = "error" }}
+tools = ["test_tool_with_progress"]
+"#,
+        bin = env!("CARGO_BIN_EXE_toolwire"),
+        data = dir.path().join("inner").display().to_string(),
+    );
+    let server = Server::start_in(dir, Some(&text), &[]);
+    let mut client = HttpClient::connect(&server.url, "2025-11-25", None);
+    let params = json!({
+        "name": "test_tool_with_progress",
+        "arguments": {},
+        "_meta": {"progressToken": "mine-7"},
+    });
+    let body = client.request_text("tools/call", params);
+    let events: Vec<Value> = body
+        .lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .filter_map(|data| serde_json::from_str(data.trim()).ok())
+        .collect();
+    let progress: Vec<(Value, Value)> = events
+        .iter()
+        .filter(|e| e["method"] == json!("notifications/progress"))
+        .map(|e| (e["params"]["progressToken"].clone(), e["params"]["progress"].clone()))
+        .collect();
+    assert_eq!(
+        progress,
+        [
+            (json!("mine-7"), json!(0.0)),
+            (json!("mine-7"), json!(50.0)),
+            (json!("mine-7"), json!(100.0))
+        ],
+        "{body}"
+    );
+    let last = events.last().unwrap_or_else(|| panic!("{body}"));
+    // The compat phase's envelope, then the upstream's text once (not its envelope again).
+    let content = last["result"]["content"].as_array().unwrap_or_else(|| panic!("{body}"));
+    assert_eq!(content.len(), 2, "{body}");
+    assert_eq!(content[1]["text"], json!("Progress test completed."), "{body}");
+}

@@ -288,9 +288,13 @@ impl HttpClient {
     /// `tools/call`, returning the raw body text (for answers nested deeper than serde_json
     /// parses).
     pub(crate) fn call_text(&mut self, tool: &str, arguments: Value) -> String {
-        let params = json!({"name": tool, "arguments": arguments});
-        let (_, body, params) = self.envelope("tools/call", params);
-        self.post_text("tools/call", body, &params).1
+        self.request_text("tools/call", json!({"name": tool, "arguments": arguments}))
+    }
+
+    /// A request, returning the raw body text (every event of an SSE answer).
+    pub(crate) fn request_text(&mut self, method: &str, params: Value) -> String {
+        let (_, body, params) = self.envelope(method, params);
+        self.post_text(method, body, &params).1
     }
 
     /// The id, the JSON-RPC request and its params (with the 2026-07-28 `_meta`).

@@ -1,0 +1,133 @@
+//! What passes between a client and an upstream while a call runs: the upstream's progress goes
+//! to the client that asked for it (`_meta.progressToken`), under the client's own token — the
+//! upstream sees the token rmcp gives each request, so two clients' tokens never meet; and a
+//! call the gateway stops waiting for (its limit passed, the client cancelled it) is cancelled
+//! at the upstream with `notifications/cancelled`.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rmcp::model::{
+    CancelledNotificationParam, NumberOrString, ProgressNotificationParam, ProgressToken, RequestId,
+};
+use rmcp::service::{Peer, RoleClient, RoleServer};
+use tokio::sync::mpsc;
+
+/// How many notifications about calls not routed (yet) are kept: the upstream may report
+/// progress before the gateway has noted where it goes, and most calls ask for none.
+const EARLY: usize = 64;
+
+/// Where the progress of each call in flight goes, by the token the upstream was given.
+#[derive(Default)]
+pub(super) struct Relays {
+    inner: Mutex<Routes>,
+}
+
+#[derive(Default)]
+struct Routes {
+    /// Each route's notifications go, in order, to a task that passes them on.
+    routes: HashMap<NumberOrString, mpsc::UnboundedSender<ProgressNotificationParam>>,
+    early: VecDeque<ProgressNotificationParam>,
+}
+
+impl Relays {
+    /// Routes the upstream's progress under `upstream` to `client` under `token` until the guard
+    /// is dropped; what came before the route is passed on first.
+    pub(super) fn route(
+        self: &Arc<Self>,
+        upstream: ProgressToken,
+        client: Peer<RoleServer>,
+        token: ProgressToken,
+    ) -> RelayGuard {
+        let (sender, mut notes) = mpsc::unbounded_channel::<ProgressNotificationParam>();
+        tokio::spawn(async move {
+            while let Some(mut note) = notes.recv().await {
+                note.progress_token = token.clone();
+                if let Err(error) = client.notify_progress(note).await {
+                    tracing::debug!(%error, "a progress notification could not be passed on");
+                }
+            }
+        });
+        let key = upstream.0;
+        let mut inner = self.lock();
+        let (early, later): (VecDeque<_>, VecDeque<_>) =
+            inner.early.drain(..).partition(|note| note.progress_token.0 == key);
+        inner.early = later;
+        for note in early {
+            let _ = sender.send(note);
+        }
+        inner.routes.insert(key.clone(), sender);
+        RelayGuard { relays: Arc::clone(self), key }
+    }
+
+    /// Passes one progress notification of the upstream on to the client whose call it is about;
+    /// one about no call routed is kept a while (its route may be on its way).
+    pub(super) fn progress(&self, note: ProgressNotificationParam) {
+        let mut inner = self.lock();
+        match inner.routes.get(&note.progress_token.0) {
+            Some(route) => {
+                let _ = route.send(note);
+            }
+            None => {
+                if inner.early.len() == EARLY {
+                    inner.early.pop_front();
+                }
+                inner.early.push_back(note);
+            }
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Routes> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The route of one call's progress, removed when dropped (its task ends once what it holds is
+/// passed on).
+pub(super) struct RelayGuard {
+    relays: Arc<Relays>,
+    key: NumberOrString,
+}
+
+impl Drop for RelayGuard {
+    fn drop(&mut self) {
+        self.relays.lock().routes.remove(&self.key);
+    }
+}
+
+/// Cancels the request at the upstream when dropped before it answered.
+pub(super) struct CancelOnDrop {
+    peer: Peer<RoleClient>,
+    id: Option<RequestId>,
+}
+
+impl CancelOnDrop {
+    /// Armed for the request `id`.
+    pub(super) fn new(peer: Peer<RoleClient>, id: RequestId) -> Self {
+        Self { peer, id: Some(id) }
+    }
+
+    /// The upstream answered: nothing to cancel.
+    pub(super) fn disarm(&mut self) {
+        self.id = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        let peer = self.peer.clone();
+        // A drop cannot wait: the notification goes from a task of its own.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let note = CancelledNotificationParam::new(
+                    Some(id),
+                    Some("the gateway stopped waiting for this call".into()),
+                );
+                if let Err(error) = peer.notify_cancelled(note).await {
+                    tracing::debug!(%error, "a cancellation could not be sent upstream");
+                }
+            });
+        }
+    }
+}

@@ -176,7 +176,21 @@ fn blocks(result: &ToolResult, phase: Phase) -> Vec<Block> {
     let parts = (0..result.parts().len()).map(Block::Part);
     let links = (0..result.stored_links().len()).map(Block::StoredLink);
     match phase {
-        Phase::Compat => std::iter::once(Block::Envelope).chain(parts).chain(links).collect(),
+        Phase::Compat => {
+            let mut blocks = vec![Block::Envelope];
+            // A legacy failure whose string names no code (the code was read from its message)
+            // carries it as the spec phase does, so that every value of the structured error
+            // is in a text block.
+            if let (Provenance::LegacyEnvelope(raw), Some(error)) =
+                (result.provenance(), result.error())
+                && !raw.contains(&format!("\"{}\"", error.code.as_str()))
+            {
+                blocks.push(Block::ErrorJson);
+            }
+            blocks.extend(parts);
+            blocks.extend(links);
+            blocks
+        }
         Phase::Spec => {
             let mut blocks = Vec::with_capacity(6 + result.parts().len());
             if result.data_json().is_some() {

@@ -621,3 +621,26 @@ fn revision_table_columns_beyond_results() {
         McpRevision::ALL.map(|r| McpCaps::of(r).stateless)
     );
 }
+
+#[test]
+fn a_legacy_failure_that_names_no_code_carries_the_code_it_was_given_in_compat() {
+    let raw = r#"{"success": false, "error": "Missing privilege: customer:read"}"#;
+    for revision in SC_REVISIONS {
+        let out = render(&legacy::parse(raw), mcp(revision), Phase::Compat);
+        assert_wire_clean(mcp(revision), out.json());
+        let wire = value(out.json());
+        assert_eq!(
+            wire["content"],
+            json!([
+                {"type": "text", "text": raw},
+                {"type": "text", "text": r#"{"error":{"code":"missing_privilege","details":{"missing":["customer:read"]}}}"#}
+            ]),
+            "{revision}"
+        );
+        assert_eq!(wire["structuredContent"]["error"]["code"], json!("missing_privilege"));
+    }
+    // A string that names its code already carries it: the raw string stays alone.
+    let coded = r#"{"success":false,"error":{"code":"not_found","message":"No customer 9"}}"#;
+    let wire = value(render(&legacy::parse(coded), mcp("mcp-2025-06-18"), Phase::Compat).json());
+    assert_eq!(wire["content"], json!([{"type": "text", "text": coded}]));
+}

@@ -1,13 +1,14 @@
 //! An upstream's `tools/call` result, read from its JSON as sent (so that nothing a typed model
 //! does not know is lost), becomes a `ToolResult` (DESIGN §15 "Results"): one text block holding
 //! a legacy envelope or a v1 document goes through the core's parser; `isError` is a failure;
-//! `structuredContent` is the data (an empty array where an object is declared becomes `{}`,
-//! the bridge that sends `[]` for `{}`); other blocks are parts; the upstream's `_meta` is kept
-//! under `upstream/meta`, keyed by the upstream's name.
+//! `structuredContent` is the data (an empty array wherever the declared schema wants an object
+//! becomes `{}`: the bridge that sends `[]` for `{}`, at the root or inside its envelope); other
+//! blocks are parts; the upstream's `_meta` is kept under `upstream/meta`, keyed by the
+//! upstream's name — but for the protocol's own keys, which describe the hop, not the result.
 
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
-use toolwire_core::{ErrorCode, Part, Provenance, ToolError, ToolResult};
+use toolwire_core::{ErrorCode, Part, Provenance, ResourceLinkPart, ToolError, ToolResult};
 
 /// A converted result, and whether the `[]`→`{}` repair was applied (to be counted and logged).
 #[derive(Debug)]
@@ -18,9 +19,9 @@ pub(crate) struct Converted {
     pub(crate) repaired: bool,
 }
 
-/// `answer` (the upstream's `CallToolResult` as JSON) from the upstream `upstream`;
-/// `wants_object` when the tool's declared output is an object.
-pub(crate) fn convert(answer: &Value, upstream: &str, wants_object: bool) -> Converted {
+/// `answer` (the upstream's `CallToolResult` as JSON) from the upstream `upstream`, whose tool
+/// declares the output schema `output`, if any.
+pub(crate) fn convert(answer: &Value, upstream: &str, output: Option<&Value>) -> Converted {
     let empty = Vec::new();
     let blocks = answer.get("content").and_then(Value::as_array).unwrap_or(&empty);
     let is_error = answer.get("isError").and_then(Value::as_bool).unwrap_or(false);
@@ -61,13 +62,10 @@ pub(crate) fn convert(answer: &Value, upstream: &str, wants_object: bool) -> Con
     let mut result = match structured {
         _ if is_error => ToolResult::failure(upstream_error(structured, &texts)),
         Some(sent) => {
-            let data = match sent {
-                Value::Array(items) if items.is_empty() && wants_object => {
-                    repaired = true;
-                    Value::Object(Map::new())
-                }
-                other => other.clone(),
-            };
+            let mut data = sent.clone();
+            if let Some(schema) = output {
+                repaired = repair_empty_arrays(&mut data, schema);
+            }
             // A text block that is the data written out is the upstream's copy for old clients.
             let copies =
                 |text: &&str| serde_json::from_str::<Value>(text).ok().as_ref() == Some(sent);
@@ -87,22 +85,74 @@ pub(crate) fn convert(answer: &Value, upstream: &str, wants_object: bool) -> Con
     kept_meta(answer, upstream, Converted { result, repaired })
 }
 
+/// Reads each `[]` in `value` where `schema` declares an object (`"type": "object"`) as `{}`,
+/// following `properties` down; says whether it changed anything.
+fn repair_empty_arrays(value: &mut Value, schema: &Value) -> bool {
+    let wants_object = match schema.get("type") {
+        Some(Value::String(kind)) => kind == "object",
+        Some(Value::Array(kinds)) => {
+            kinds.iter().any(|k| k == "object") && !kinds.iter().any(|k| k == "array")
+        }
+        _ => false,
+    };
+    match value {
+        Value::Array(items) if items.is_empty() && wants_object => {
+            *value = Value::Object(Map::new());
+            true
+        }
+        Value::Object(members) => {
+            let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+                return false;
+            };
+            let mut repaired = false;
+            for (name, member) in members.iter_mut() {
+                if let Some(schema) = properties.get(name) {
+                    repaired |= repair_empty_arrays(member, schema);
+                }
+            }
+            repaired
+        }
+        _ => false,
+    }
+}
+
 /// Whether `block` is a text block.
 fn is_text(block: &Value) -> bool {
     block.get("type").and_then(Value::as_str) == Some("text")
 }
 
-/// `converted` with the upstream's `_meta` kept in the extension area, under its name.
+/// `converted` with the upstream's `_meta` kept in the extension area, under its name, but for
+/// the keys the protocol reserves (the upstream's `serverInfo` on 2026-07-28, say) and those of
+/// an upstream toolwire's own rendering: they describe the hop, which the gateway's own answer
+/// describes anew, and kept they would show the upstream's identity to every client.
 fn kept_meta(answer: &Value, upstream: &str, mut converted: Converted) -> Converted {
-    if let Some(meta) = answer.get("_meta").filter(|m| m.as_object().is_some_and(|m| !m.is_empty()))
-    {
+    let meta: Map<String, Value> = answer
+        .get("_meta")
+        .and_then(Value::as_object)
+        .map(|meta| {
+            meta.iter()
+                .filter(|(key, _)| !describes_the_hop(key))
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    if !meta.is_empty() {
         // `upstream` is a well-formed, unreserved namespace and `meta` a name: nothing to refuse.
-        let kept = json!({ upstream: meta });
+        let kept = json!({ upstream: Value::Object(meta) });
         if let Err(e) = converted.result.add_extension("upstream", "meta", kept) {
             tracing::warn!(upstream, error = %e, "the upstream's _meta could not be kept");
         }
     }
     converted
+}
+
+/// Whether the `_meta` key `key` is the protocol's (a prefix with a `modelcontextprotocol` or
+/// `mcp` label: `modelcontextprotocol.io/` as the specification reserves it, and the
+/// `io.modelcontextprotocol/` its 2026-07-28 revision writes) or toolwire's own.
+fn describes_the_hop(key: &str) -> bool {
+    let Some((prefix, _)) = key.rsplit_once('/') else { return false };
+    prefix == "dev.toolwire"
+        || prefix.split('.').any(|label| label == "modelcontextprotocol" || label == "mcp")
 }
 
 /// The text as a result when it is a legacy envelope or a toolwire document.
@@ -141,7 +191,14 @@ fn other_part(block: &Value) -> Option<Part> {
             let data = base64::engine::general_purpose::STANDARD.decode(field("data")?).ok()?;
             Some(Part::binary(data, field("mimeType")?))
         }
-        "resource_link" => Some(Part::resource_link(field("uri")?, field("name").unwrap_or(""))),
+        "resource_link" => {
+            let mut link = ResourceLinkPart::new(field("uri")?, field("name").unwrap_or(""));
+            link.title = field("title").map(str::to_owned);
+            link.description = field("description").map(str::to_owned);
+            link.mime_type = field("mimeType").map(str::to_owned);
+            link.size = block.get("size").and_then(Value::as_u64);
+            Some(Part::resource_link_with(link))
+        }
         "resource" => {
             let resource = block.get("resource")?;
             let text = |name: &str| resource.get(name).and_then(Value::as_str);
@@ -165,7 +222,8 @@ mod tests {
     use super::*;
 
     fn converted(answer: Value, wants_object: bool) -> Converted {
-        convert(&answer, "shop", wants_object)
+        let schema = wants_object.then(|| json!({"type": "object"}));
+        convert(&answer, "shop", schema.as_ref())
     }
 
     #[test]
@@ -255,5 +313,67 @@ mod tests {
         let c = converted(answer, false);
         assert_eq!(c.result.parts(), [Part::text("done"), Part::text("and one more thing")]);
         assert!(matches!(c.result.provenance(), Provenance::LegacyEnvelope(_)));
+    }
+
+    #[test]
+    fn an_empty_array_inside_an_envelope_is_repaired_where_the_schema_wants_an_object() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "success": {"type": "boolean"},
+                "data": {"type": "object"},
+                "tags": {"type": "array"}
+            }
+        });
+        let answer = json!({
+            "content": [{"type": "text", "text": "done"}],
+            "structuredContent": {"success": true, "message": "done", "data": [], "tags": []}
+        });
+        let c = convert(&answer, "drupal", Some(&schema));
+        assert!(c.repaired);
+        assert_eq!(
+            c.result.data_json(),
+            Some(r#"{"success":true,"message":"done","data":{},"tags":[]}"#)
+        );
+        let untouched = json!({"content": [], "structuredContent": {"data": [1]}});
+        assert!(!convert(&untouched, "drupal", Some(&schema)).repaired);
+    }
+
+    #[test]
+    fn a_resource_link_keeps_what_describes_it() {
+        let answer = json!({"content": [{
+            "type": "resource_link", "uri": "demo://blob/1", "name": "Blob 1", "title": "One",
+            "description": "Resource 1", "mimeType": "text/plain", "size": 12
+        }]});
+        let c = converted(answer, false);
+        let mut link = ResourceLinkPart::new("demo://blob/1", "Blob 1");
+        link.title = Some("One".into());
+        link.description = Some("Resource 1".into());
+        link.mime_type = Some("text/plain".into());
+        link.size = Some(12);
+        assert_eq!(c.result.parts(), [Part::resource_link_with(link)]);
+    }
+
+    #[test]
+    fn the_protocol_s_own_meta_keys_are_not_kept() {
+        let answer = json!({
+            "content": [{"type": "text", "text": "hi"}],
+            "_meta": {
+                "io.modelcontextprotocol/serverInfo": {"name": "shop", "version": "1.2"},
+                "dev.mcp/trace": "x",
+                "dev.toolwire/generatedAt": "2026-12-03T00:00:00Z",
+                "com.example/trace": "abc",
+                "mcp/plain": 1,
+                "modelcontextprotocol.io/x": 2
+            }
+        });
+        let c = converted(answer, false);
+        let kept = c.result.meta().extensions.get("upstream", "meta").cloned();
+        assert_eq!(kept, Some(json!({"shop": {"com.example/trace": "abc"}})));
+        let only_hop = json!({
+            "content": [{"type": "text", "text": "hi"}],
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "shop"}}
+        });
+        assert!(converted(only_hop, false).result.meta().extensions.is_empty());
     }
 }

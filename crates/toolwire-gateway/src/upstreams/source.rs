@@ -264,9 +264,6 @@ fn registry(upstream: &Upstream, listed: &[Tool], link: &Arc<Link>) -> Registry 
             .as_ref()
             .map(|schema| Value::Object((**schema).clone()))
             .or_else(|| upstream.outputs.get(&remote).cloned());
-        let wants_object = output
-            .as_ref()
-            .is_some_and(|schema| schema.get("type").and_then(Value::as_str) == Some("object"));
         let description = tool.description.as_deref().unwrap_or(&remote).to_owned();
         let mut spec = ToolSpec::new(format!("{}{remote}", upstream.tool_prefix), description)
             .input_schema(Value::Object((*tool.input_schema).clone()))
@@ -277,10 +274,10 @@ fn registry(upstream: &Upstream, listed: &[Tool], link: &Arc<Link>) -> Registry 
         if let Some(annotations) = tool.annotations.clone() {
             spec = spec.annotations(annotations);
         }
-        if let Some(output) = output {
-            spec = spec.output_schema(output);
+        if let Some(output) = &output {
+            spec = spec.output_schema(output.clone());
         }
-        let handler = UpstreamTool::new(Arc::clone(link), remote.clone(), wants_object);
+        let handler = UpstreamTool::new(Arc::clone(link), remote.clone(), output);
         if let Err(error) = tools.register_dyn(spec, Arc::new(handler)) {
             tracing::warn!(upstream = %upstream.name, tool = %remote, %error, "upstream tool not served");
         }

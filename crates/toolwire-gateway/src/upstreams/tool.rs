@@ -84,25 +84,25 @@ impl Link {
     }
 }
 
-/// One upstream tool: the upstream's own name for it, and whether its declared output is an
-/// object (for the `[]`→`{}` repair).
+/// One upstream tool: the upstream's own name for it, and its declared output schema (for the
+/// `[]`→`{}` repair).
 pub(super) struct UpstreamTool {
     link: Arc<Link>,
     remote: Arc<str>,
-    wants_object: bool,
+    output: Option<Arc<Value>>,
 }
 
 impl UpstreamTool {
-    /// The tool `remote` of the upstream behind `link`.
-    pub(super) fn new(link: Arc<Link>, remote: String, wants_object: bool) -> Self {
-        Self { link, remote: remote.into(), wants_object }
+    /// The tool `remote` of the upstream behind `link`, declaring `output`.
+    pub(super) fn new(link: Arc<Link>, remote: String, output: Option<Value>) -> Self {
+        Self { link, remote: remote.into(), output: output.map(Arc::new) }
     }
 }
 
 impl DynTool for UpstreamTool {
     fn call(&self, arguments: &Value, context: CallContext) -> ToolFuture {
-        let (link, remote, wants_object) =
-            (Arc::clone(&self.link), Arc::clone(&self.remote), self.wants_object);
+        let (link, remote, output) =
+            (Arc::clone(&self.link), Arc::clone(&self.remote), self.output.clone());
         let mut params = CallToolRequestParams::new(remote.to_string());
         if let Value::Object(arguments) = arguments {
             params = params.with_arguments(arguments.clone());
@@ -120,7 +120,8 @@ impl DynTool for UpstreamTool {
             Ok(match answer {
                 Ok(Ok(result)) => match serde_json::to_value(&result) {
                     Ok(json) => {
-                        let converted = super::result::convert(&json, &link.upstream, wants_object);
+                        let converted =
+                            super::result::convert(&json, &link.upstream, output.as_deref());
                         if converted.repaired {
                             link.metrics.upstream_repair(&link.upstream);
                             tracing::info!(

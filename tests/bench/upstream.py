@@ -1,0 +1,59 @@
+"""Reads scripts/bench-gateway's upstream rounds (the TypeScript SDK server called directly and
+through toolwire, and toolwire's native tool) and prints the medians, the ratios and the
+targets of issue #26: through toolwire at least 0.8x the direct req/s, at most 0.5 ms added to
+the median latency.
+
+Usage: python upstream.py UPSTREAM.txt
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import sys
+
+
+def fields(line):
+    return dict(re.findall(r"(\w+)=([\w.\-]+)", line))
+
+
+def main(path):
+    runs = {}
+    for line in open(path, encoding="utf-8"):
+        label = re.sub(r"\d+$", "", line.split()[0])
+        runs.setdefault(label, []).append(fields(line))
+
+    def median(label, key):
+        return statistics.median(float(r[key]) for r in runs[label])
+
+    print("\n| load | req/s | p50 ms | p99 ms | toolwire CPU µs/call | rounds | errors |")
+    print("|---|---|---|---|---|---|---|")
+    for label, what in [
+        ("direct", "TypeScript SDK server, directly (session)"),
+        ("through", "through toolwire (session)"),
+        ("through_stateless", "through toolwire (stateless 2026-07-28)"),
+        ("native", "toolwire's own catalog_get (session)"),
+    ]:
+        cpu = "—" if label == "direct" else f"{median(label, 'cpu_us'):.1f}"
+        errors = sum(int(r["errors"]) for r in runs[label])
+        print(
+            f"| {what} | {median(label, 'rps'):.0f} | {median(label, 'p50_ms'):.2f} | "
+            f"{median(label, 'p99_ms'):.2f} | {cpu} | {len(runs[label])} | {errors} |"
+        )
+
+    print("\n| target | value | met |")
+    print("|---|---|---|")
+    for label in ["through", "through_stateless"]:
+        ratio = median(label, "rps") / median("direct", "rps")
+        added = median(label, "p50_ms") - median("direct", "p50_ms")
+        for name, value, met in [
+            (f"{label}: req/s ≥ 0.8× direct", f"{ratio:.2f}×", ratio >= 0.8),
+            (f"{label}: p50 added ≤ 0.5 ms", f"{added:.2f} ms", added <= 0.5),
+        ]:
+            print(f"| {name} | {value} | {'yes' if met else 'NO'} |")
+    cpu = median("through", "cpu_us") / median("native", "cpu_us")
+    print(f"| toolwire CPU per proxied call ÷ per native call | {cpu:.2f}× | reported |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

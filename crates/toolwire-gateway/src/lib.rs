@@ -35,7 +35,7 @@ pub use demo::Demo;
 pub use error::Failure;
 pub use gateway::{Gateway, GatewayBuilder};
 pub use metrics::{ConnectionGuard, Metrics};
-pub use upstreams::{UpstreamError, UpstreamSource};
+pub use upstreams::{Converted, UpstreamError, UpstreamSource, convert as convert_upstream_result};
 
 /// How `toolwire serve` was asked to run, beside the configuration overrides.
 #[derive(Debug, Default)]

@@ -7,8 +7,9 @@
 mod connect;
 mod extend;
 mod relay;
-pub(crate) mod result;
+mod result;
 mod source;
 mod tool;
 
+pub use result::{Converted, convert};
 pub use source::{UpstreamError, UpstreamSource};

@@ -12,16 +12,18 @@ use toolwire_core::{ErrorCode, Part, Provenance, ResourceLinkPart, ToolError, To
 
 /// A converted result, and whether the `[]`→`{}` repair was applied (to be counted and logged).
 #[derive(Debug)]
-pub(crate) struct Converted {
+pub struct Converted {
     /// The result.
-    pub(crate) result: ToolResult,
+    pub result: ToolResult,
     /// Whether an empty array was read as the empty object the declaration wants.
-    pub(crate) repaired: bool,
+    pub repaired: bool,
 }
 
-/// `answer` (the upstream's `CallToolResult` as JSON) from the upstream `upstream`, whose tool
-/// declares the output schema `output`, if any.
-pub(crate) fn convert(answer: &Value, upstream: &str, output: Option<&Value>) -> Converted {
+/// Reads `answer`, an MCP server's `CallToolResult` as JSON, as the `ToolResult` toolwire renders
+/// for its own clients (DESIGN §15 "Results"); `upstream` names the server (the key of its
+/// `_meta` in the extension area) and `output` is the tool's declared output schema, if any.
+/// Never fails: what cannot be read as a document, data or a part is kept as text.
+pub fn convert(answer: &Value, upstream: &str, output: Option<&Value>) -> Converted {
     let empty = Vec::new();
     let blocks = answer.get("content").and_then(Value::as_array).unwrap_or(&empty);
     let is_error = answer.get("isError").and_then(Value::as_bool).unwrap_or(false);
@@ -183,7 +185,9 @@ fn upstream_error(structured: Option<&Value>, texts: &[&str]) -> ToolError {
     }
 }
 
-/// A block other than text as a part; `None` for text and for what cannot be read.
+/// A block other than text as a part; `None` for text and for what cannot be read. A link or an
+/// embedded resource whose URI is not one (RFC 3986, as every revision's schema requires) keeps
+/// what it says as text or bytes rather than go out as a block no client may accept.
 fn other_part(block: &Value) -> Option<Part> {
     let field = |name: &str| block.get(name).and_then(Value::as_str);
     match field("type")? {
@@ -191,6 +195,11 @@ fn other_part(block: &Value) -> Option<Part> {
             let data = base64::engine::general_purpose::STANDARD.decode(field("data")?).ok()?;
             Some(Part::binary(data, field("mimeType")?))
         }
+        "resource_link" if !is_uri(field("uri")?) => Some(Part::text(format!(
+            "Resource {}: {}",
+            field("name").unwrap_or_default(),
+            field("uri")?
+        ))),
         "resource_link" => {
             let mut link = ResourceLinkPart::new(field("uri")?, field("name").unwrap_or(""));
             link.title = field("title").map(str::to_owned);
@@ -204,6 +213,17 @@ fn other_part(block: &Value) -> Option<Part> {
             let text = |name: &str| resource.get(name).and_then(Value::as_str);
             let uri = text("uri")?;
             let mime = text("mimeType").map(str::to_owned);
+            if !is_uri(uri) {
+                return match (text("text"), text("blob")) {
+                    (Some(body), _) => Some(Part::text(body)),
+                    (None, Some(blob)) => {
+                        let bytes = base64::engine::general_purpose::STANDARD.decode(blob).ok()?;
+                        let mime = mime.unwrap_or_else(|| "application/octet-stream".to_owned());
+                        Some(Part::binary(bytes, mime))
+                    }
+                    (None, None) => None,
+                };
+            }
             match (text("text"), text("blob")) {
                 (Some(body), _) => Some(Part::embedded_text(uri, mime, body)),
                 (None, Some(blob)) => {
@@ -215,6 +235,11 @@ fn other_part(block: &Value) -> Option<Part> {
         }
         _ => None,
     }
+}
+
+/// Whether `text` is a URI as RFC 3986 defines one (a scheme, then the rest).
+fn is_uri(text: &str) -> bool {
+    fluent_uri::Uri::parse(text).is_ok()
 }
 
 #[cfg(test)]
@@ -375,5 +400,23 @@ mod tests {
             "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "shop"}}
         });
         assert!(converted(only_hop, false).result.meta().extensions.is_empty());
+    }
+
+    #[test]
+    fn a_link_or_resource_without_a_uri_keeps_what_it_says() {
+        let answer = json!({"content": [
+            {"type": "resource_link", "uri": "not a uri", "name": "r"},
+            {"type": "resource", "resource": {"uri": "mem//:a", "text": "hello"}},
+            {"type": "resource", "resource": {"uri": "mem//:b", "blob": "AAE="}}
+        ]});
+        let c = converted(answer, false);
+        assert_eq!(
+            c.result.parts(),
+            [
+                Part::text("Resource r: not a uri"),
+                Part::text("hello"),
+                Part::binary(vec![0, 1], "application/octet-stream"),
+            ]
+        );
     }
 }

@@ -8,13 +8,12 @@ Usage: python pairs.py PAIRS.txt
 
 from __future__ import annotations
 
-import re
 import statistics
 import sys
 
+from report import fields  # the same key=value reader as the main table
 
-def fields(line):
-    return dict(re.findall(r"(\w+)=([\w.\-]+)", line))
+
 
 
 def main(path):

@@ -12,9 +12,9 @@ import re
 import statistics
 import sys
 
+from report import fields  # the same key=value reader as the main table
 
-def fields(line):
-    return dict(re.findall(r"(\w+)=([\w.\-]+)", line))
+
 
 
 def main(path):

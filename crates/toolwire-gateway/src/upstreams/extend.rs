@@ -155,6 +155,18 @@ impl Extras {
             }
         }
     }
+
+    /// The error of a request the upstream did not answer within its limit.
+    fn late(&self) -> ErrorData {
+        ErrorData::internal_error(
+            format!(
+                "the upstream server {} did not answer within {} ms; try again later",
+                self.link.name(),
+                self.link.timeout().as_millis()
+            ),
+            None,
+        )
+    }
 }
 
 impl Resources for Extras {
@@ -217,20 +229,6 @@ impl Prompts for Extras {
                 Err(_) => Err(self.late()),
             }
         })
-    }
-}
-
-impl Extras {
-    /// The error of a request the upstream did not answer within its limit.
-    fn late(&self) -> ErrorData {
-        ErrorData::internal_error(
-            format!(
-                "the upstream server {} did not answer within {} ms; try again later",
-                self.link.name(),
-                self.link.timeout().as_millis()
-            ),
-            None,
-        )
     }
 }
 

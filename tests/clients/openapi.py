@@ -426,7 +426,8 @@ def run_source(url: str, app: App, revision: str, client: Client, source: Source
         after = app.counts()
         problems = result_errors(revision, by_name[name], result)
         if not reaches_app and after != before:
-            problems.append(f"the app received a request: {before} → {after}")
+            paths = sorted(k for k in after if after[k] != before.get(k))
+            problems.append(f"the app received a request for {', '.join(paths)}: toolwire did not validate first")
         try:
             problems += check(result)
         except Exception as e:  # noqa: BLE001 (a check that cannot read the result fails)

@@ -254,13 +254,15 @@ def is_failure(code: str | set[str], *messages: str) -> Callable[[dict[str, Any]
         if result.get("isError") is not True:
             return [f"not an error result: {texts(result)[:300]}"]
         failure = failure_of(result)
-        problems = [] if failure["code"] in codes else [f"code {failure['code']!r}, expected {' or '.join(sorted(codes))}"]
+        problems = [] if failure["code"] in codes else [
+            f"code {failure['code']!r}, expected {' or '.join(sorted(codes))}"]
         problems += [f"{m!r} is not in the message {failure['message']!r:.300}" for m in messages
                      if m not in failure["message"]]
         problems += [f"{m!r} is not in the text blocks" for m in messages if m not in texts(result)]
         sc = result.get("structuredContent")
-        if isinstance(sc, dict) and isinstance(sc.get("error"), dict) and sc["error"].get("code") != failure["code"]:
-            problems.append(f"structuredContent's code {sc['error'].get('code')!r} is not the text's {failure['code']!r}")
+        code = sc.get("error", {}).get("code") if isinstance(sc, dict) and isinstance(sc.get("error"), dict) else None
+        if code is not None and code != failure["code"]:
+            problems.append(f"structuredContent's code {code!r} is not the text's {failure['code']!r}")
         return problems
     return check
 
@@ -503,7 +505,8 @@ def run_source(url: str, app: App, revision: str, client: Client, source: Source
         png = base64.b64encode(app.get("/nodes/1/icon")[2]).decode()
         ok = any(b.get("type") == "image" and b.get("mimeType") == "image/png" and b.get("data") == png
                  for b in result.get("content", []))
-        return [] if ok and not result.get("isError") else [f"no image/png block of the icon: {json.dumps(result)[:300]}"]
+        return [] if ok and not result.get("isError") else [
+            f"no image/png block of the icon: {json.dumps(result)[:300]}"]
 
     call("getNodeText", {"node_id": 7}, has_text)
     call("getNodeIcon", {"node_id": 1}, has_icon)
@@ -547,7 +550,8 @@ def run_source(url: str, app: App, revision: str, client: Client, source: Source
                 problems.append(f"node {created['id']} is still there")
             return problems
         call("deleteNode", {"node_id": created["id"]}, gone)
-        call("deleteNode", {"node_id": created["id"]}, is_failure("not_found", f"Node {created['id']} does not exist."))
+        call("deleteNode", {"node_id": created["id"]},
+             is_failure("not_found", f"Node {created['id']} does not exist."))
 
 
 def run_revision(url: str, app: App, revision: str, cells: dict[tuple[str, str], Cell]) -> None:

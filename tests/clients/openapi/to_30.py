@@ -185,10 +185,10 @@ def convert(doc: dict[str, Any]) -> dict[str, Any]:
     for kind, fn in (("parameters", parameter), ("headers", parameter), ("responses", response)):
         if kind in components:
             components[kind] = {n: fn(v, f"#/components/{kind}/{n}") for n, v in components[kind].items()}
-    if "requestBodies" in components:
-        components["requestBodies"] = {n: {**b, **({"content": content(b["content"], f"#/components/requestBodies/{n}")}
-                                                 if "content" in b else {})}
-                                       for n, b in components["requestBodies"].items()}
+    for n, body in components.get("requestBodies", {}).items():
+        if "content" in body:
+            components["requestBodies"][n] = {**body, "content": content(body["content"],
+                                                                         f"#/components/requestBodies/{n}/content")}
     return out
 
 

@@ -252,7 +252,8 @@ def self_test() -> None:
                 "tag": {"$ref": "#/components/schemas/Tag", "description": "its tag"},
                 "either": {"oneOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]},
                 "blob": {"type": "string", "contentEncoding": "base64"},
-            }}, "Tag": {"type": "string", "enum": ["x", "y"]}}},
+            }}, "Tag": {"type": "string", "enum": ["x", "y"]}},
+            "requestBodies": {"B": {"content": {"application/json": {"schema": {"type": ["string", "null"]}}}}}},
     }
     before = json.dumps(doc)
     out = convert(doc)
@@ -272,6 +273,8 @@ def self_test() -> None:
     assert props["tag"] == {"allOf": [{"$ref": "#/components/schemas/Tag"}], "description": "its tag"}, props["tag"]
     assert props["either"] == {"oneOf": [{"type": "string"}, {"type": "integer"}], "nullable": True}, props["either"]
     assert props["blob"] == {"type": "string", "format": "byte"}, props["blob"]
+    body = out["components"]["requestBodies"]["B"]["content"]["application/json"]["schema"]
+    assert body == {"type": "string", "nullable": True}, body
     assert problems_30(out) == [], problems_30(out)
     assert problems_30(doc) != [], "the 3.1 document passed as 3.0"
     try:

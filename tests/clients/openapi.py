@@ -20,11 +20,14 @@ on a free port and, with a plain JSON-RPC client (``mcp_rpc.py``), for every cli
   ``invalid_arguments``, 403 → ``missing_privilege``, 500 → ``tool_error`` or
   ``upstream_unavailable``, 429 → ``upstream_unavailable`` with its ``Retry-After``); the
   ``Link: rel="next"`` page as a next cursor the model reads; the ~600 KB report stored behind a
-  link, read back whole by its principal and refused to another; text and PNG answers as text and
+  link (a ``result_too_large`` failure: the operation publishes an ``outputSchema``, DESIGN §4),
+  read back whole by its principal and refused to another; text and PNG answers as text and
   image blocks; a 204 as a success without data; arguments outside the input schema refused as
   ``invalid_arguments`` before any request reaches the app (its request counts do not move);
 
-and makes one call per era through the official Python SDK client (``mcp``), checking the data.
+then calls through the official Python SDK client (``mcp``), which validates what it receives:
+``v30_getNode`` in the legacy era, ``v31_getNode`` and ``v31_listNodes`` (an array) stateless on
+2026-07-28, checking the data.
 
 Usage: python openapi.py TOOLWIRE_BINARY
 Prints one line per source × revision; exits 1 naming every failed check.
@@ -568,7 +571,7 @@ def run_revision(url: str, app: App, revision: str, cells: dict[tuple[str, str],
 # --- the official Python SDK ------------------------------------------------------------------
 
 async def sdk_calls(url: str, app: App) -> list[str]:
-    """One call per era through the official Python SDK client, which validates what it receives
+    """Calls in both eras through the official Python SDK client, which validates what it receives
     (its models of the revision, structuredContent against the outputSchema)."""
     from mcp.client import Client as SdkClient
     from mcp.client.streamable_http import streamable_http_client

@@ -24,6 +24,7 @@ on a free port and, with a plain JSON-RPC client (``mcp_rpc.py``), for every cli
   read back whole by its principal and refused to another; text and PNG answers as text and
   image blocks; a 204 as a success without data; arguments outside the input schema refused as
   ``invalid_arguments`` before any request reaches the app (its request counts do not move);
+- first, ``serve --check`` of the config lists every generated tool;
 
 then calls through the official Python SDK client (``mcp``), which validates what it receives:
 ``v30_getNode`` in the legacy era, ``v31_getNode`` and ``v31_listNodes`` (an array) stateless on
@@ -596,6 +597,18 @@ async def sdk_calls(url: str, app: App) -> list[str]:
     return problems
 
 
+def serve_check(binary: str, tmp: Path) -> list[str]:
+    """`serve --check` loads both sources and lists the generated tools (DESIGN §16), each name whole."""
+    check = subprocess.run([binary, "serve", "--check", "--config", str(tmp / "toolwire.toml"),
+                            "--data-dir", str(tmp / "check-data")], capture_output=True, text=True, timeout=120)
+    output = check.stdout + check.stderr
+    if check.returncode != 0:
+        return [f"exit {check.returncode}: {output[-2000:]}"]
+    names = [s.prefix + op for s in SOURCES for op in sorted(READS | (WRITES if s.writes else set()))]
+    return [f"{name} is not in the tool list it prints" for name in names
+            if not re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])", output)]
+
+
 # --- main -------------------------------------------------------------------------------------
 
 def main(argv: list[str]) -> int:
@@ -614,6 +627,10 @@ def main(argv: list[str]) -> int:
         for problem in problems:
             print(f"FAIL documents: {problem}")
         write_config(tmp / "toolwire.toml", app, spec30)
+        problems = serve_check(binary, tmp)
+        failures += [f"serve --check: {p}" for p in problems]
+        for problem in problems:
+            print(f"FAIL serve --check: {problem}")
         proc, url = start(binary, tmp / "toolwire.toml", tmp / "data", tmp / "toolwire.log")
         print(f"toolwire serving the FastAPI app on {app.base} as {len(SOURCES)} OpenAPI sources on {url}")
         cells = {(s, r): Cell() for s in ["tools/list", *(s.name for s in SOURCES)] for r in REVISIONS}

@@ -5,8 +5,8 @@ Starts the FastAPI app in ``openapi/app.py`` on a free port, converts its OpenAP
 into a 3.0.3 rendition (``openapi/to_30.py``, at test time, so the two cannot drift) and writes a
 toolwire.toml with two static tokens and two ``[[openapi]]`` sources over the same app: ``nodes31``
 (the 3.1 document fetched by URL, ``writes = true``, tools ``v31_<operationId>``) and ``nodes30``
-(the 3.0 rendition from a file, read-only, tools ``v30_<operationId>``). Starts ``toolwire serve``
-on a free port and, with a plain JSON-RPC client (``mcp_rpc.py``), for every client revision
+(the 3.0 rendition from a file, read-only, tools ``v30_<operationId>``). ``serve --check`` of it
+must list every generated tool. Starts ``toolwire serve`` on a free port and, with a plain JSON-RPC client (``mcp_rpc.py``), for every client revision
 2024-11-05 … 2026-07-28 and both sources:
 
 - lists the tools, valid against the revision's official schema: every read-only operation of the
@@ -24,7 +24,6 @@ on a free port and, with a plain JSON-RPC client (``mcp_rpc.py``), for every cli
   read back whole by its principal and refused to another; text and PNG answers as text and
   image blocks; a 204 as a success without data; arguments outside the input schema refused as
   ``invalid_arguments`` before any request reaches the app (its request counts do not move);
-- first, ``serve --check`` of the config lists every generated tool;
 
 then calls through the official Python SDK client (``mcp``), which validates what it receives:
 ``v30_getNode`` in the legacy era, ``v31_getNode`` and ``v31_listNodes`` (an array) stateless on

@@ -6,8 +6,9 @@ into a 3.0.3 rendition (``openapi/to_30.py``, at test time, so the two cannot dr
 toolwire.toml with two static tokens and two ``[[openapi]]`` sources over the same app: ``nodes31``
 (the 3.1 document fetched by URL, ``writes = true``, tools ``v31_<operationId>``) and ``nodes30``
 (the 3.0 rendition from a file, read-only, tools ``v30_<operationId>``). ``serve --check`` of it
-must list every generated tool. Starts ``toolwire serve`` on a free port and, with a plain JSON-RPC client (``mcp_rpc.py``), for every client revision
-2024-11-05 … 2026-07-28 and both sources:
+must list every generated tool. Starts ``toolwire serve`` on a free port and, with a plain
+JSON-RPC client (``mcp_rpc.py``), for every client revision 2024-11-05 … 2026-07-28 and both
+sources:
 
 - lists the tools, valid against the revision's official schema: every read-only operation of the
   app in both sources, the writes (``createNode``, ``deleteNode``) only under ``v31_``; input

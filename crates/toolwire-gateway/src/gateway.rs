@@ -34,8 +34,8 @@ use toolwire_store::{KeySet, OpenError, StoreConfig, StoredResults};
 use crate::config::{Settings, StoreKind};
 use crate::conformance::Conformance;
 use crate::error::Failure;
-use crate::upstreams;
 use crate::{app_tools, auth, demo, listener, metrics, ops, sessions};
+use crate::{openapi, upstreams};
 
 /// Builds a [`Gateway`] from settings and tool sources. The sources the settings name come
 /// first (the demo catalog when `demo_tools` is on, the app tools of `[[tools]]`), then the
@@ -91,6 +91,7 @@ impl GatewayBuilder {
         let work = Work::default();
         let (catalog, fixtures) = self.catalog(&work, &metrics)?;
         self.join_upstreams(&catalog, &metrics).await?;
+        self.join_openapi(&catalog, &work, &metrics).await?;
         let settings = self.settings;
         let stored = open_store(&settings).await?;
         let config = GatewayConfig::builder(stored.clone())
@@ -142,7 +143,7 @@ impl GatewayBuilder {
         // Nothing is called, so the limits and counters are only what building the tools needs.
         let (work, metrics) = (Work::default(), Arc::new(metrics::Metrics::new()));
         let (catalog, _) = self.catalog(&work, &metrics).map_err(|e| Failure::input(e.message))?;
-        let upstreams: Vec<String> = self
+        let mut sources: Vec<String> = self
             .join_upstreams(&catalog, &metrics)
             .await?
             .iter()
@@ -157,11 +158,23 @@ impl GatewayBuilder {
                 _ => format!("upstream {name}: {health:?}"),
             })
             .collect();
+        for report in self.join_openapi(&catalog, &work, &metrics).await? {
+            sources.push(format!(
+                "openapi {}: {} tool(s) from {} calling {}; {} operation(s) skipped, {} left out by writes or operations",
+                report.0,
+                report.1.tools.len(),
+                report.1.spec,
+                report.1.base_url,
+                report.1.skipped.len(),
+                report.1.left_out
+            ));
+            sources.extend(report.1.skipped.iter().map(|s| format!("  skipped {s}")));
+        }
         mapper(&self.settings)?;
         let stored = open_store(&self.settings).await.map_err(|e| Failure::input(e.message))?;
         let names = catalog.names();
         let tools: Vec<&str> = names.iter().map(String::as_str).collect();
-        ops::check(&self.settings, &tools, &upstreams, &stored).await.map_err(Failure::input)
+        ops::check(&self.settings, &tools, &sources, &stored).await.map_err(Failure::input)
     }
 
     /// Starts a source for each `[[upstreams]]` and adds it to `catalog` once its first attempt
@@ -186,6 +199,31 @@ impl GatewayBuilder {
             catalog.add(upstream).map_err(|e| Failure::input(format!("upstreams: {e}")))?;
         }
         Ok(health)
+    }
+
+    /// Loads each `[[openapi]]` document (all at the same time) and adds its tools to
+    /// `catalog`. A document that cannot be read or used stops the gateway (DESIGN §16); its
+    /// operations that cannot become tools do not. Hands back each entry's load report.
+    async fn join_openapi(
+        &self,
+        catalog: &Catalog,
+        work: &Work,
+        metrics: &Arc<metrics::Metrics>,
+    ) -> Result<Vec<(String, Arc<openapi::LoadReport>)>, Failure> {
+        let file =
+            self.settings.file.as_ref().map(|f| format!("{}: ", f.display())).unwrap_or_default();
+        let loads = self
+            .settings
+            .openapi
+            .iter()
+            .map(|entry| openapi::OpenApiSource::load(entry, work, metrics));
+        let mut reports = Vec::new();
+        for loaded in futures::future::join_all(loads).await {
+            let source = loaded.map_err(|e| Failure::input(format!("{file}{e}")))?;
+            reports.push((source.name().to_owned(), source.report_arc()));
+            catalog.add(source).map_err(|e| Failure::input(format!("{file}{e}")))?;
+        }
+        Ok(reports)
     }
 
     /// The catalog of every source: the demo tools (when on), the app tools, the conformance

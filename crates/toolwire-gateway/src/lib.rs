@@ -23,6 +23,7 @@ mod listener;
 mod logging;
 mod metrics;
 mod oauth;
+pub mod openapi;
 mod ops;
 mod png;
 mod sessions;
@@ -35,6 +36,7 @@ pub use demo::Demo;
 pub use error::Failure;
 pub use gateway::{Gateway, GatewayBuilder};
 pub use metrics::{ConnectionGuard, Metrics};
+pub use openapi::{OpenApiError, OpenApiSource};
 pub use upstreams::{Converted, UpstreamError, UpstreamSource, convert as convert_upstream_result};
 
 /// How `toolwire serve` was asked to run, beside the configuration overrides.

@@ -139,7 +139,7 @@ async fn metrics(State(ops): State<Ops>) -> Response {
 pub(crate) async fn check(
     settings: &Settings,
     tools: &[&str],
-    upstreams: &[String],
+    sources: &[String],
     stored: &StoredResults,
 ) -> Result<String, String> {
     probe_store(stored, None).await?;
@@ -181,8 +181,8 @@ pub(crate) async fn check(
             oauth.issuer, oauth.audience
         ));
     }
-    for upstream in upstreams {
-        line(upstream.clone());
+    for source in sources {
+        line(source.clone());
     }
     line(format!("tools ({}): {}", tools.len(), tools.join(", ")));
     Ok(out)

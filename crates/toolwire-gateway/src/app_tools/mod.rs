@@ -27,6 +27,8 @@ use transport::{Answer, FailureKind, Transport};
 
 mod transport;
 
+pub(crate) use transport::chain as error_chain;
+
 /// One app tool's HTTP side.
 struct Endpoint {
     tool: AppTool,

@@ -191,7 +191,7 @@ fn is_tls_failure(error: &(dyn std::error::Error + 'static)) -> bool {
 }
 
 /// An error and its sources, `: `-separated, for the log.
-fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn chain(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = error.to_string();
     let mut next = error.source();
     while let Some(source) = next {

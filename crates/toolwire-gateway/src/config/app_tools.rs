@@ -209,8 +209,8 @@ pub(super) type HttpClientParts =
     (Vec<(String, String)>, Option<Vec<rustls::pki_types::CertificateDer<'static>>>);
 
 /// One header of a tool (`key` is `tools[i].headers.NAME`): the literal value, or the prefix
-/// and the variable's value.
-fn resolve_header(
+/// and the variable's value. Also the secrets of `[[openapi]] credentials`.
+pub(super) fn resolve_header(
     key: &str,
     h: &HeaderConfig,
     env: &dyn Fn(&str) -> Option<String>,

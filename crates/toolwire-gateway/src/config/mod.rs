@@ -10,6 +10,7 @@ mod hosts;
 mod limits;
 mod listen;
 mod oauth;
+mod openapi;
 mod ops;
 mod store;
 mod transport;
@@ -35,6 +36,7 @@ pub use auth::{AuthConfig, RESERVED_PRINCIPALS, Token, TokenConfig};
 pub use limits::LimitsConfig;
 pub use listen::DEFAULT_LISTEN;
 pub use oauth::{OAuthConfig, OAuthSettings};
+pub use openapi::{OpenApi, OpenApiConfig, SpecLocation};
 pub use ops::{OpsConfig, OpsSettings};
 pub use store::{DEFAULT_DATA_DIR, MAX_LINK_TTL_SECS, StoreConfig, StoreKind};
 pub use transport::{Transport, TransportConfig};
@@ -44,7 +46,7 @@ pub use upstreams::{Glob, Upstream, UpstreamConfig, UpstreamTransport};
 const TOP_KEYS: &[&str] = &["phase", "prefix", "validation", "server_name", "demo_tools"];
 
 /// Every table of the file with the keys it accepts (its own tables aside): `""` is the top.
-const TABLES: [(&str, &[&str]); 12] = [
+const TABLES: [(&str, &[&str]); 13] = [
     ("", TOP_KEYS),
     ("", listen::KEYS),
     ("[limits]", limits::KEYS),
@@ -56,6 +58,7 @@ const TABLES: [(&str, &[&str]); 12] = [
     ("[ops]", ops::KEYS),
     ("[[tools]]", app_tools::KEYS),
     ("[[upstreams]]", upstreams::KEYS),
+    ("[[openapi]]", openapi::KEYS),
     ("[[hosts]]", hosts::KEYS),
 ];
 
@@ -112,6 +115,9 @@ pub struct FileConfig {
     /// `[[upstreams]]`: MCP servers re-served (DESIGN §15).
     #[serde(default)]
     pub upstreams: Vec<UpstreamConfig>,
+    /// `[[openapi]]`: REST APIs served from their OpenAPI description (DESIGN §16).
+    #[serde(default)]
+    pub openapi: Vec<OpenApiConfig>,
     /// `[[hosts]]`: host profiles added to, or replacing, the built-in ones (DESIGN §11).
     #[serde(default)]
     pub hosts: Vec<HostProfile>,
@@ -186,6 +192,8 @@ pub struct Settings {
     pub tools: Vec<AppTool>,
     /// Upstream MCP servers.
     pub upstreams: Vec<Upstream>,
+    /// REST APIs from their OpenAPI description.
+    pub openapi: Vec<OpenApi>,
     /// The host profiles: the built-in ones with `[[hosts]]` applied.
     pub hosts: HostProfiles,
 }
@@ -274,9 +282,15 @@ pub const FILE_LIMIT: u64 = 4 * 1024 * 1024;
 /// A device, a FIFO or a directory is refused before it is read (`/dev/zero` would never end, a
 /// FIFO waits for a writer), and a file over the limit before any of it is held.
 fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
+    read_limited(path, FILE_LIMIT)
+}
+
+/// The bytes of a regular file of at most `limit` bytes, or why not (without the path): what
+/// [`read_bounded`] does, for files allowed to be larger (an OpenAPI document).
+pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
     use std::io::Read;
     const NOT_REGULAR: &str = "not a regular file";
-    let over = || format!("over the limit of {FILE_LIMIT} bytes (4 MiB)");
+    let over = || format!("over the limit of {limit} bytes ({} MiB)", limit / (1024 * 1024));
     // Checked before opening: opening a FIFO blocks until something writes to it.
     let metadata = std::fs::metadata(path).map_err(|e| e.to_string())?;
     if !metadata.is_file() {
@@ -287,13 +301,13 @@ fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
     if !metadata.is_file() {
         return Err(NOT_REGULAR.to_owned());
     }
-    if metadata.len() > FILE_LIMIT {
+    if metadata.len() > limit {
         return Err(over());
     }
     let mut bytes = Vec::new();
-    file.take(FILE_LIMIT + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
     // A file that grew while it was read.
-    if bytes.len() as u64 > FILE_LIMIT {
+    if bytes.len() as u64 > limit {
         return Err(over());
     }
     Ok(bytes)
@@ -348,6 +362,24 @@ fn resolve(
         .map(|(i, t)| app_tools::resolve_tool(&format!("tools[{i}]"), t, env, &error))
         .collect::<Result<_, _>>()?;
     let upstreams = upstreams::resolve(parsed.upstreams, env, &error)?;
+    let mut names: std::collections::BTreeSet<String> =
+        upstreams.iter().map(|u| u.name.clone()).collect();
+    let openapi = parsed
+        .openapi
+        .into_iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let key = format!("openapi[{i}]");
+            let entry = openapi::resolve_one(&key, o, env, &error)?;
+            if !names.insert(entry.name.clone()) {
+                return Err(error(
+                    &format!("{key}.name"),
+                    format!("another upstream or openapi entry is named `{}` already", entry.name),
+                ));
+            }
+            Ok(entry)
+        })
+        .collect::<Result<_, _>>()?;
     let hosts = hosts::resolve(parsed.hosts, file.as_deref())?;
     Ok(Settings {
         auth_configured: file.is_some(),
@@ -377,6 +409,7 @@ fn resolve(
         ops,
         tools,
         upstreams,
+        openapi,
         hosts,
     })
 }

@@ -396,14 +396,27 @@ fn accepted(table: &str) -> BTreeSet<String> {
 fn the_key_list_is_what_the_loader_accepts() {
     // A table is a key of the table it is in.
     let nested: BTreeMap<&str, &[&str]> = BTreeMap::from([
-        ("", &["limits", "store", "transport", "auth", "ops", "tools", "upstreams", "hosts"][..]),
+        (
+            "",
+            &[
+                "limits",
+                "store",
+                "transport",
+                "auth",
+                "ops",
+                "tools",
+                "upstreams",
+                "openapi",
+                "hosts",
+            ][..],
+        ),
         ("[auth]", &["tokens", "oauth"][..]),
     ]);
     let mut listed: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
     for (table, keys) in TABLES {
         listed.entry(table).or_default().extend(keys.iter().map(|k| (*k).to_owned()));
     }
-    assert_eq!(listed.len(), 11);
+    assert_eq!(listed.len(), 12);
     for (table, mut keys) in listed {
         // A map: every MCP target's name is a key (`limits_are_keyed_by_target_name`).
         if table == "[limits]" {
@@ -513,4 +526,41 @@ outputs = { node_get = { type = "object" } }
             "{text}"
         );
     }
+}
+
+#[test]
+fn openapi_entries_are_refused_with_the_key_and_the_reason() {
+    let refused = |text: &str| match from_text(text) {
+        Ok(_) => panic!("accepted {text}"),
+        Err(e) => e.to_string(),
+    };
+    let entry = "[[openapi]]\nname = \"shop\"\nspec = \"openapi.json\"\nbase_url = \"http://x\"\n";
+    assert_eq!(
+        refused(&format!("[[upstreams]]\nname = \"shop\"\ncommand = [\"x\"]\n{entry}")),
+        "t.toml: openapi[0].name: another upstream or openapi entry is named `shop` already"
+    );
+    assert_eq!(
+        refused("[[openapi]]\nname = \"demo\"\nspec = \"a.json\"\n"),
+        "t.toml: openapi[0].name: `demo` is the name of one of toolwire's own tool sources"
+    );
+    assert_eq!(
+        refused(&format!("{entry}operations = [\"get[A]*\"]\n")),
+        "t.toml: openapi[0].operations[0]: `get[A]*` uses `[`: a pattern has only `*` (any run of characters) and `?` (one character)"
+    );
+    assert_eq!(
+        refused(&format!("{entry}credentials = {{ key = {{ env = \"NOPE\" }} }}\n")),
+        "t.toml: openapi[0].credentials.key.env: the variable NOPE is not set"
+    );
+    assert_eq!(
+        refused("[[openapi]]\nname = \"a\"\nspec = \" \"\n"),
+        "t.toml: openapi[0].spec: give the OpenAPI document's file or URL"
+    );
+    let Ok(settings) = from_text(&format!("{entry}writes = true\ntool_prefix = \"shop_\"\n"))
+    else {
+        panic!("refused")
+    };
+    let api = &settings.openapi[0];
+    assert_eq!(api.spec, SpecLocation::File("openapi.json".into()));
+    assert_eq!((api.writes, api.tool_prefix.as_str()), (true, "shop_"));
+    assert_eq!(api.timeout, Duration::from_secs(30));
 }

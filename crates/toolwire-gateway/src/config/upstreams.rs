@@ -173,15 +173,6 @@ pub(super) fn resolve(
         .map(|(i, u)| {
             let key = format!("upstreams[{i}]");
             let upstream = resolve_one(&key, u, env, error)?;
-            if RESERVED_NAMES.contains(&upstream.name.as_str()) {
-                return Err(error(
-                    &format!("{key}.name"),
-                    format!(
-                        "`{}` is the name of one of toolwire's own tool sources",
-                        upstream.name
-                    ),
-                ));
-            }
             if !names.insert(upstream.name.clone()) {
                 return Err(error(
                     &format!("{key}.name"),
@@ -193,6 +184,46 @@ pub(super) fn resolve(
         .collect()
 }
 
+/// The name of an upstream or OpenAPI source: 1 to 32 letters, digits, `_` or `-`, and not the
+/// name of one of toolwire's own sources.
+pub(super) fn valid_source_name(name: &str) -> Result<(), String> {
+    let valid = (1..=32).contains(&name.len())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if !valid {
+        return Err(format!("`{name}` is not 1 to 32 letters, digits, `_` or `-`"));
+    }
+    if RESERVED_NAMES.contains(&name) {
+        return Err(format!("`{name}` is the name of one of toolwire's own tool sources"));
+    }
+    Ok(())
+}
+
+/// The globs of an allow-list (`key` names it, `upstreams[0].tools` say); `None` when absent.
+pub(super) fn globs(
+    key: &str,
+    patterns: Option<Vec<String>>,
+    error: Refuse,
+) -> Result<Option<Vec<Glob>>, ConfigError> {
+    patterns
+        .map(|patterns| {
+            patterns
+                .iter()
+                .enumerate()
+                .map(|(j, p)| Glob::new(p).map_err(|m| error(&format!("{key}[{j}]"), m)))
+                .collect()
+        })
+        .transpose()
+}
+
+/// A `tool_prefix`: letters, digits, `_`, `-` and `.` (what a tool name may hold).
+pub(super) fn valid_prefix(prefix: &str) -> Result<(), String> {
+    if prefix.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')) {
+        Ok(())
+    } else {
+        Err(format!("`{prefix}` may hold only letters, digits, `_`, `-` and `.`"))
+    }
+}
+
 /// One `[[upstreams]]` entry (`key` is `upstreams[i]`).
 fn resolve_one(
     key: &str,
@@ -200,14 +231,7 @@ fn resolve_one(
     env: &dyn Fn(&str) -> Option<String>,
     error: Refuse,
 ) -> Result<Upstream, ConfigError> {
-    let valid_name = (1..=32).contains(&u.name.len())
-        && u.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-    if !valid_name {
-        return Err(error(
-            &format!("{key}.name"),
-            format!("`{}` is not 1 to 32 letters, digits, `_` or `-`", u.name),
-        ));
-    }
+    valid_source_name(&u.name).map_err(|m| error(&format!("{key}.name"), m))?;
     let transport = match (u.command, u.url) {
         (Some(_), Some(_)) => {
             return Err(error(key, "give command (a stdio upstream) or url, not both".into()));
@@ -253,24 +277,8 @@ fn resolve_one(
             UpstreamTransport::Http { url, headers, ca_certs, proxy: u.proxy }
         }
     };
-    let tools = u
-        .tools
-        .map(|patterns| {
-            patterns
-                .iter()
-                .enumerate()
-                .map(|(j, p)| Glob::new(p).map_err(|m| error(&format!("{key}.tools[{j}]"), m)))
-                .collect::<Result<Vec<_>, _>>()
-        })
-        .transpose()?;
-    let valid_prefix =
-        u.tool_prefix.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-    if !valid_prefix {
-        return Err(error(
-            &format!("{key}.tool_prefix"),
-            format!("`{}` may hold only letters, digits, `_`, `-` and `.`", u.tool_prefix),
-        ));
-    }
+    let tools = globs(&format!("{key}.tools"), u.tools, error)?;
+    valid_prefix(&u.tool_prefix).map_err(|m| error(&format!("{key}.tool_prefix"), m))?;
     let timeout_ms = u.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS);
     if timeout_ms == 0 {
         return Err(error(&format!("{key}.timeout_ms"), "must be at least 1".into()));

@@ -13,6 +13,7 @@ mod hardening;
 mod hosts;
 mod http;
 mod oauth;
+mod openapi;
 mod ops;
 mod stdio;
 mod store_outage;

@@ -1,0 +1,480 @@
+//! `[[openapi]]`: a REST API served as tools from its OpenAPI description (DESIGN §16).
+//!
+//! The document is read once when the gateway starts ([`document`]); every operation becomes a
+//! tool ([`operation`]) whose schemas are made self-contained ([`schema`]); a call writes the
+//! HTTP request from the validated arguments ([`request`]), sends it with the entry's client
+//! (no redirects followed, a proxy only when configured, the entry's CA file), reads at most
+//! `response_cap` bytes, and makes the answer a `ToolResult` ([`answer`]): errors are results
+//! with the API's own message, never protocol errors. The parsing, conversion, request writing
+//! and answer reading are sans-IO; this module holds the IO.
+
+pub mod answer;
+pub mod document;
+pub mod operation;
+pub mod request;
+pub mod schema;
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use toolwire_core::{ErrorCode, ToolError, ToolResult};
+use toolwire_mcp::work::{CallPlaces, Work};
+use toolwire_mcp::{CallContext, DynTool, Registry, ToolFuture, ToolSource, ToolSpec};
+
+use crate::config::{OpenApi, SpecLocation};
+use crate::metrics::Metrics;
+use document::{Document, SPEC_LIMIT, SpecError};
+use operation::{CallPlan, Location, Options, Skipped};
+use request::{Credentials, Scheme};
+
+/// Why an `[[openapi]]` entry cannot be served; the gateway does not start.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenApiError {
+    /// The document could not be read or fetched.
+    #[error("openapi `{name}`: cannot read {spec}: {reason}")]
+    Read {
+        /// The entry.
+        name: String,
+        /// The document's file or URL.
+        spec: String,
+        /// Why.
+        reason: String,
+    },
+    /// The document is not a usable OpenAPI document.
+    #[error("openapi `{name}`: {spec}: {error}")]
+    Spec {
+        /// The entry.
+        name: String,
+        /// The document's file or URL.
+        spec: String,
+        /// Where in it, and why.
+        error: SpecError,
+    },
+    /// The entry's configuration does not fit the document.
+    #[error("openapi `{name}`: {reason}")]
+    Config {
+        /// The entry.
+        name: String,
+        /// What does not fit.
+        reason: String,
+    },
+}
+
+/// What loading an entry made of its document, for `serve --check` and the logs.
+#[derive(Debug, Clone)]
+pub struct LoadReport {
+    /// The document's file or URL.
+    pub spec: String,
+    /// The API's base URL.
+    pub base_url: String,
+    /// The tools served, in document order.
+    pub tools: Vec<String>,
+    /// The operations that could not become tools.
+    pub skipped: Vec<Skipped>,
+    /// The operations `writes` or `operations` left out.
+    pub left_out: usize,
+}
+
+/// An `[[openapi]]` entry as a tool source, named after the entry.
+#[derive(Debug, Clone)]
+pub struct OpenApiSource {
+    name: String,
+    tools: Registry,
+    report: Arc<LoadReport>,
+}
+
+impl ToolSource for OpenApiSource {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn tools(&self) -> Registry {
+        self.tools.clone()
+    }
+}
+
+impl OpenApiSource {
+    /// Reads (or fetches) the entry's document and makes its tools; every operation skipped is
+    /// logged as a warning naming it.
+    pub async fn load(
+        entry: &OpenApi,
+        work: &Work,
+        metrics: &Arc<Metrics>,
+    ) -> Result<Self, OpenApiError> {
+        let client = client(entry)?;
+        let read_failed = |reason: String| OpenApiError::Read {
+            name: entry.name.clone(),
+            spec: entry.spec.to_string(),
+            reason,
+        };
+        let bytes = match &entry.spec {
+            SpecLocation::File(path) => {
+                crate::config::read_limited(path, SPEC_LIMIT as u64).map_err(read_failed)?
+            }
+            SpecLocation::Url(url) => {
+                fetch(&client, url, entry.timeout).await.map_err(read_failed)?
+            }
+        };
+        let doc = Document::parse(&bytes).map_err(|error| OpenApiError::Spec {
+            name: entry.name.clone(),
+            spec: entry.spec.to_string(),
+            error,
+        })?;
+        let source = Self::from_client(entry, &doc, client, work, metrics)?;
+        for skipped in &source.report.skipped {
+            tracing::warn!(openapi = %entry.name, spec = %entry.spec, "operation skipped: {skipped}");
+        }
+        Ok(source)
+    }
+
+    /// The tools of a parsed document (nothing is fetched), calling with the entry's client.
+    pub fn from_document(
+        entry: &OpenApi,
+        doc: &Document,
+        work: &Work,
+        metrics: &Arc<Metrics>,
+    ) -> Result<Self, OpenApiError> {
+        let client = client(entry)?;
+        Self::from_client(entry, doc, client, work, metrics)
+    }
+
+    fn from_client(
+        entry: &OpenApi,
+        doc: &Document,
+        client: reqwest::Client,
+        work: &Work,
+        metrics: &Arc<Metrics>,
+    ) -> Result<Self, OpenApiError> {
+        let config = |reason: String| OpenApiError::Config { name: entry.name.clone(), reason };
+        let base_url = base_url(entry, doc).map_err(config)?;
+        let credentials = credentials(entry, doc).map_err(config)?;
+        let options = Options {
+            tool_prefix: entry.tool_prefix.clone(),
+            writes: entry.writes,
+            operations: entry.operations.clone(),
+        };
+        let generated = operation::generate(doc, &options);
+        let api = Arc::new(Api {
+            name: entry.name.clone(),
+            base_url: base_url.clone(),
+            credentials,
+            headers: entry.headers.clone(),
+            timeout: entry.timeout,
+            response_cap: entry.response_cap,
+            client,
+            work: work.clone(),
+            metrics: Arc::clone(metrics),
+        });
+        let mut registry = Registry::named(entry.name.clone());
+        let mut skipped = generated.skipped;
+        let mut tools = Vec::with_capacity(generated.tools.len());
+        for tool in generated.tools {
+            let mut spec = ToolSpec::new(&tool.name, &tool.description)
+                .input_schema(tool.input_schema)
+                .annotations(tool.annotations)
+                .privileges(entry.privileges.iter().cloned());
+            if let Some(title) = &tool.title {
+                spec = spec.title(title);
+            }
+            if let Some(output) = tool.output_schema {
+                spec = spec.output_schema(output);
+            }
+            let handler = Arc::new(Operation { api: Arc::clone(&api), plan: tool.plan });
+            match registry.register_dyn(spec, handler) {
+                Ok(()) => tools.push(tool.name),
+                Err(e) => skipped.push(Skipped {
+                    operation: tool.name,
+                    pointer: tool.pointer,
+                    reason: e.to_string(),
+                }),
+            }
+        }
+        Ok(Self {
+            name: entry.name.clone(),
+            tools: registry,
+            report: Arc::new(LoadReport {
+                spec: entry.spec.to_string(),
+                base_url,
+                tools,
+                skipped,
+                left_out: generated.left_out,
+            }),
+        })
+    }
+
+    /// What loading made of the document.
+    pub fn report(&self) -> &LoadReport {
+        &self.report
+    }
+
+    /// The same report, shared.
+    pub(crate) fn report_arc(&self) -> Arc<LoadReport> {
+        Arc::clone(&self.report)
+    }
+}
+
+/// The entry's HTTP client (for the document and the calls).
+fn client(entry: &OpenApi) -> Result<reqwest::Client, OpenApiError> {
+    crate::tls::reqwest_client(entry.timeout, entry.proxy.as_deref(), entry.ca_certs.as_deref())
+        .map_err(|reason| OpenApiError::Config { name: entry.name.clone(), reason })
+}
+
+/// The document at `url`, at most [`SPEC_LIMIT`] bytes; a redirect is refused (the URL to give
+/// instead is named).
+async fn fetch(
+    client: &reqwest::Client,
+    url: &str,
+    timeout: std::time::Duration,
+) -> Result<Vec<u8>, String> {
+    let get = async {
+        let mut response = client
+            .get(url)
+            .header(reqwest::header::ACCEPT, "application/json, application/yaml;q=0.9, */*;q=0.1")
+            .send()
+            .await
+            .map_err(|e| crate::app_tools::error_chain(&e.without_url()))?;
+        let status = response.status();
+        if status.is_redirection() {
+            let location = response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|l| l.to_str().ok())
+                .unwrap_or("elsewhere");
+            return Err(format!(
+                "it answered HTTP {status}, a redirect to {location}, which toolwire does not follow; give that URL as spec"
+            ));
+        }
+        if !status.is_success() {
+            return Err(format!("it answered HTTP {status}"));
+        }
+        let mut bytes = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| e.without_url().to_string())? {
+            if bytes.len() + chunk.len() > SPEC_LIMIT {
+                return Err(format!("it is over the limit of {SPEC_LIMIT} bytes"));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        Ok(bytes)
+    };
+    tokio::time::timeout(timeout, get)
+        .await
+        .map_err(|_| format!("no answer within {} ms", timeout.as_millis()))?
+}
+
+/// The base URL: the entry's, else the document's first server (variables at their defaults;
+/// a relative one against the document's URL).
+fn base_url(entry: &OpenApi, doc: &Document) -> Result<String, String> {
+    if let Some(base) = &entry.base_url {
+        return Ok(base.clone());
+    }
+    let server = doc.root().pointer("/servers/0");
+    let Some(url) = server.and_then(|s| s.get("url")).and_then(Value::as_str) else {
+        return Err("the document names no server; set base_url".into());
+    };
+    let mut url = url.to_owned();
+    if let Some(variables) = server.and_then(|s| s.get("variables")).and_then(Value::as_object) {
+        for (name, variable) in variables {
+            let default = variable.get("default").and_then(Value::as_str).unwrap_or_default();
+            url = url.replace(&format!("{{{name}}}"), default);
+        }
+    }
+    if url.contains('{') {
+        return Err(format!(
+            "the document's server `{url}` has a variable without a default; set base_url"
+        ));
+    }
+    if url.starts_with("http://") || url.starts_with("https://") {
+        return Ok(url);
+    }
+    match &entry.spec {
+        SpecLocation::Url(spec) => reqwest::Url::parse(spec)
+            .and_then(|spec| spec.join(&url))
+            .map(|joined| joined.to_string())
+            .map_err(|e| {
+                format!("the document's server `{url}` cannot be resolved against {spec}: {e}")
+            }),
+        SpecLocation::File(_) => {
+            Err(format!("the document's server `{url}` is not an absolute URL; set base_url"))
+        }
+    }
+}
+
+/// The configured secret of each security scheme, with how the document says to send it.
+fn credentials(entry: &OpenApi, doc: &Document) -> Result<Credentials, String> {
+    let schemes = doc.root().pointer("/components/securitySchemes").and_then(Value::as_object);
+    let mut credentials = Credentials::default();
+    for (name, secret) in &entry.credentials {
+        let Some(scheme) = schemes.and_then(|s| s.get(name)) else {
+            let known: Vec<&str> =
+                schemes.map(|s| s.keys().map(String::as_str).collect()).unwrap_or_default();
+            return Err(format!(
+                "credentials.{name}: the document has no security scheme `{name}` (it has: {})",
+                if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+            ));
+        };
+        let scheme = doc.follow(scheme).map_err(|e| format!("credentials.{name}: {e}"))?;
+        let kind = scheme.get("type").and_then(Value::as_str).unwrap_or_default();
+        let scheme = match kind {
+            "apiKey" => {
+                let location = match scheme.get("in").and_then(Value::as_str) {
+                    Some("header") => Location::Header,
+                    Some("query") => Location::Query,
+                    Some("cookie") => Location::Cookie,
+                    other => {
+                        return Err(format!(
+                            "credentials.{name}: the apiKey scheme's `in` is {other:?}, not header, query or cookie"
+                        ));
+                    }
+                };
+                let key = scheme.get("name").and_then(Value::as_str).unwrap_or_default();
+                if key.is_empty() {
+                    return Err(format!("credentials.{name}: the apiKey scheme has no `name`"));
+                }
+                Scheme::ApiKey { location, name: key.to_owned() }
+            }
+            "http" => {
+                match scheme.get("scheme").and_then(Value::as_str).map(str::to_ascii_lowercase) {
+                    Some(s) if s == "bearer" => Scheme::Bearer,
+                    Some(s) if s == "basic" => Scheme::Basic,
+                    other => {
+                        return Err(format!(
+                            "credentials.{name}: the http scheme {other:?} is not supported (bearer and basic are)"
+                        ));
+                    }
+                }
+            }
+            "oauth2" | "openIdConnect" => Scheme::Bearer,
+            other => {
+                return Err(format!(
+                    "credentials.{name}: a `{other}` security scheme is not supported"
+                ));
+            }
+        };
+        credentials.0.insert(name.clone(), (scheme, secret.clone()));
+    }
+    Ok(credentials)
+}
+
+/// One API: its base URL, credentials, client and limits, shared by its tools.
+struct Api {
+    name: String,
+    base_url: String,
+    credentials: Credentials,
+    headers: Vec<(String, String)>,
+    timeout: std::time::Duration,
+    response_cap: u64,
+    client: reqwest::Client,
+    work: Work,
+    metrics: Arc<Metrics>,
+}
+
+/// One operation's handler.
+struct Operation {
+    api: Arc<Api>,
+    plan: CallPlan,
+}
+
+impl DynTool for Operation {
+    fn call(&self, arguments: &Value, context: CallContext) -> ToolFuture {
+        let written =
+            request::build(&self.plan, &self.api.base_url, arguments, &self.api.credentials);
+        let api = Arc::clone(&self.api);
+        Box::pin(async move {
+            let request = match written {
+                Ok(request) => request,
+                Err(e) => {
+                    let message = e.to_string();
+                    return Ok(ToolResult::failure(ToolError::invalid_arguments(
+                        message.clone(),
+                        [(format!("/{}", e.argument), e.message)],
+                    )));
+                }
+            };
+            let tool = context.tool().to_owned();
+            let outcome =
+                tokio::time::timeout(api.timeout, api.send(&request, context.places())).await;
+            let why = match outcome {
+                Ok(Ok(answer)) => return Ok(answer),
+                Ok(Err(why)) => why,
+                Err(_) => format!("the API did not answer within {} ms", api.timeout.as_millis()),
+            };
+            api.metrics.app_error(&tool, "unavailable");
+            tracing::warn!(openapi = %api.name, %tool, request = %request, "call failed: {why}");
+            Ok(ToolResult::failure(ToolError::new(
+                ErrorCode::UpstreamUnavailable,
+                format!(
+                    "Tool {tool} is unavailable: {why}. Try again later; if this keeps happening, the operator should check the API and the network between it and toolwire."
+                ),
+            )))
+        })
+    }
+}
+
+impl Api {
+    /// Sends `request` and reads its answer into a result; `Err` says why there is no answer
+    /// (what callers read, never the URL).
+    async fn send(
+        &self,
+        request: &request::Request,
+        places: &CallPlaces,
+    ) -> Result<ToolResult, String> {
+        let mut builder = self
+            .client
+            .request(request.method.clone(), &request.url)
+            .header(reqwest::header::ACCEPT, "application/json, */*;q=0.5");
+        for (name, value) in self.headers.iter().chain(&request.headers) {
+            builder = builder.header(name.as_str(), value.as_str());
+        }
+        if let Some((media, body)) = &request.body {
+            builder =
+                builder.header(reqwest::header::CONTENT_TYPE, media.as_str()).body(body.clone());
+        }
+        let mut response = builder.send().await.map_err(|e| {
+            let e = e.without_url();
+            tracing::debug!(openapi = %self.name, error = %crate::app_tools::error_chain(&e), "request failed");
+            if e.is_connect() {
+                "the API could not be reached".to_owned()
+            } else {
+                "the request to the API failed".to_owned()
+            }
+        })?;
+        let header = |name: reqwest::header::HeaderName| {
+            response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned)
+        };
+        let status = response.status();
+        let content_type = header(reqwest::header::CONTENT_TYPE);
+        let link = header(reqwest::header::LINK);
+        let retry_after = header(reqwest::header::RETRY_AFTER);
+        let expected = response.content_length().unwrap_or(0).min(self.response_cap);
+        let expected = usize::try_from(expected).unwrap_or(0);
+        if expected >= toolwire_mcp::work::LARGE {
+            self.work
+                .admit_large(places)
+                .await
+                .map_err(|_| "toolwire could not take its large answer".to_owned())?;
+        }
+        let mut body = Vec::with_capacity(expected);
+        while let Some(chunk) =
+            response.chunk().await.map_err(|_| "the API's answer broke off".to_owned())?
+        {
+            if (body.len() + chunk.len()) as u64 > self.response_cap {
+                return Err(format!(
+                    "the API answered more than {} bytes (response_cap)",
+                    self.response_cap
+                ));
+            }
+            if body.len() >= toolwire_mcp::work::LARGE && !places.holds() {
+                self.work
+                    .admit_large(places)
+                    .await
+                    .map_err(|_| "toolwire could not take its large answer".to_owned())?;
+            }
+            body.extend_from_slice(&chunk);
+        }
+        let large = body.len() >= toolwire_mcp::work::LARGE;
+        let answer = answer::Answer { status, content_type, link, retry_after, body };
+        Work::placed(&self.work, large, move || answer.into_result())
+            .await
+            .map_err(|e| format!("its answer could not be read ({e})"))
+    }
+}

@@ -2,11 +2,16 @@
 -- The script's caller did the initialize handshake (and sent notifications/initialized) and
 -- passes the session id; a stateless 2026-07-28 call passes "-" and carries its revision in
 -- _meta and the headers instead.
+-- SESSION `GET` loads a plain GET of URL instead (a REST API called directly), which must
+-- answer 200.
 -- Usage: wrk ... -s call.lua URL -- SESSION REVISION TOOL ARGUMENTS_JSON
 local session, revision, tool, arguments, body_tail
 
 function init(args)
   session, revision, tool, arguments = args[1], args[2], args[3], args[4]
+  if session == "GET" then
+    return
+  end
   local meta = ""
   if session == "-" then
     meta = ',"_meta":{"io.modelcontextprotocol/protocolVersion":"' .. revision ..
@@ -40,12 +45,16 @@ end
 -- Every request has its own JSON-RPC id: ids in flight in one session must differ (a server
 -- routes each answer back to its request by id).
 function request()
+  if session == "GET" then
+    return wrk.format("GET")
+  end
   next_id = next_id + 1
   return wrk.format(nil, nil, nil, '{"jsonrpc":"2.0","id":' .. next_id .. body_tail)
 end
 
 function response(status, headers, body)
-  if status ~= 200 or not string.find(body, '"result"', 1, true) or string.find(body, '"isError":true', 1, true) then
+  local plain = session == "GET"
+  if status ~= 200 or (not plain and (not string.find(body, '"result"', 1, true) or string.find(body, '"isError":true', 1, true))) then
     failures = failures + 1
     if failures == 1 then
       io.stderr:write("unexpected answer (" .. status .. "): " .. string.sub(body, 1, 300) .. "\n")

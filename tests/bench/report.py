@@ -7,6 +7,7 @@ Usage: python report.py RESULTS.txt
 from __future__ import annotations
 
 import re
+import statistics
 import sys
 
 MIB = 1024
@@ -14,6 +15,20 @@ MIB = 1024
 
 def fields(line):
     return dict(re.findall(r"(\w+)=([\w.\-]+)", line))
+
+
+def rounds(path):
+    """The loads of alternated rounds (labels `direct1`, `through1`, …), by label without its
+    round number, and the median of a field of a label's loads."""
+    runs = {}
+    for line in open(path, encoding="utf-8"):
+        label = re.sub(r"\d+$", "", line.split()[0])
+        runs.setdefault(label, []).append(fields(line))
+
+    def median(label, key):
+        return statistics.median(float(r[key]) for r in runs[label])
+
+    return runs, median
 
 
 def main(path):

@@ -8,23 +8,13 @@ Usage: python upstream.py UPSTREAM.txt
 
 from __future__ import annotations
 
-import re
-import statistics
 import sys
 
-from report import fields  # the same key=value reader as the main table
-
-
+from report import rounds  # the same key=value reader as the main table
 
 
 def main(path):
-    runs = {}
-    for line in open(path, encoding="utf-8"):
-        label = re.sub(r"\d+$", "", line.split()[0])
-        runs.setdefault(label, []).append(fields(line))
-
-    def median(label, key):
-        return statistics.median(float(r[key]) for r in runs[label])
+    runs, median = rounds(path)
 
     print("\n| load | req/s | p50 ms | p99 ms | toolwire CPU µs/call | rounds | errors |")
     print("|---|---|---|---|---|---|---|")

@@ -641,7 +641,8 @@ impl Builder<'_> {
 /// A root that is only a reference to an object model (`{"$ref": "#/$defs/Node"}`) replaced by
 /// that model's keywords, the definitions kept beside them: the same schema, whose root is an
 /// object, so that revisions which want an object root publish it as it is instead of wrapping
-/// it. References inside (a recursive model) still point into `$defs`.
+/// it. References inside (a recursive model) still point into `$defs`; a definition nothing
+/// points at any more is left out.
 fn inline_root(mut schema: Map<String, Value>) -> Map<String, Value> {
     let only_ref = schema.keys().all(|k| k == "$ref" || k == "$defs");
     let target = schema
@@ -653,13 +654,38 @@ fn inline_root(mut schema: Map<String, Value>) -> Map<String, Value> {
         .and_then(|name| schema.get("$defs")?.get(name))
         .and_then(Value::as_object)
         .filter(|m| m.get("type") == Some(&Value::from("object")) && !m.contains_key("$defs"));
-    let (true, Some(model)) = (only_ref, model.cloned()) else { return schema };
-    schema.remove("$ref");
+    let (true, Some(name), Some(model)) = (only_ref, target.map(str::to_owned), model.cloned())
+    else {
+        return schema;
+    };
     let mut inlined = model;
-    if let Some(defs) = schema.remove("$defs") {
-        inlined.insert("$defs".into(), defs);
+    if let Some(Value::Object(mut defs)) = schema.remove("$defs") {
+        let pointer = Value::String(format!("#/$defs/{name}"));
+        let still_used = inlined.values().chain(defs.values()).any(|v| mentions(v, &pointer));
+        if !still_used {
+            defs.remove(&name);
+        }
+        if !defs.is_empty() {
+            inlined.insert("$defs".into(), Value::Object(defs));
+        }
     }
     inlined
+}
+
+/// Whether `value` holds `needle` anywhere (iteratively).
+fn mentions(value: &Value, needle: &Value) -> bool {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        if value == needle {
+            return true;
+        }
+        match value {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.values()),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The word of OpenAPI's `in` for a location.
@@ -697,4 +723,70 @@ fn annotations(method: &str) -> ToolAnnotations {
     }
     annotations.open_world_hint = Some(true);
     annotations
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn generated(doc: Value, options: &Options) -> Generated {
+        let doc = Document::parse(doc.to_string().as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+        generate(&doc, options)
+    }
+
+    #[test]
+    fn names_come_from_operation_ids_or_method_and_path() {
+        let mut taken = BTreeSet::new();
+        assert_eq!(method_path("get", "/nodes/{node_id}/x-y"), "get_nodes_node_id_x_y");
+        assert_eq!(unique_name("p_", Some("getNode"), "get_nodes", &mut taken), "p_getNode");
+        assert_eq!(unique_name("p_", Some("getNode"), "get_nodes", &mut taken), "p_get_nodes");
+        assert_eq!(unique_name("p_", None, "get_nodes", &mut taken), "p_get_nodes_2");
+        assert_eq!(unique_name("", Some("no spaces allowed"), "get_x", &mut taken), "get_x");
+        let long = "a".repeat(80);
+        assert_eq!(unique_name("", None, &long, &mut taken), "a".repeat(64));
+        assert_eq!(unique_name("", None, &long, &mut taken), format!("{}_2", "a".repeat(62)));
+    }
+
+    #[test]
+    fn parameters_bodies_and_outputs_make_the_input_and_output_schemas() {
+        let doc = json!({"openapi": "3.1.0", "paths": {"/things/{id}": {
+            "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "integer"}}],
+            "put": {
+                "operationId": "putThing",
+                "summary": "Replace a thing",
+                "parameters": [
+                    {"name": "id", "in": "query", "schema": {"type": "string"}, "description": "a clash"},
+                    {"name": "X-Trace", "in": "header", "schema": {"type": "string"}},
+                    {"name": "X-Tenant", "in": "header", "required": true, "schema": {"type": "string"}}
+                ],
+                "requestBody": {"required": true, "content": {"application/json": {"schema": {"type": "object"}}}},
+                "responses": {
+                    "201": {"description": "made", "content": {"application/json": {"schema": {"type": "array", "items": {"type": "integer"}}}}},
+                    "200": {"description": "replaced", "content": {"text/plain": {}}}
+                }
+            },
+            "get": {"responses": {"200": {"description": "ok"}}}
+        }}});
+        let all = generated(doc.clone(), &Options { writes: true, ..Options::default() });
+        assert_eq!(all.left_out, 0);
+        assert_eq!(all.skipped, vec![]);
+        let names: Vec<&str> = all.tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["get_things_id", "putThing"]);
+        let put = &all.tools[1];
+        assert_eq!(
+            put.input_schema,
+            json!({"type": "object", "properties": {
+                "id": {"type": "integer"},
+                "query_id": {"type": "string", "description": "a clash"},
+                "X-Tenant": {"type": "string"},
+                "body": {"type": "object"}
+            }, "required": ["id", "X-Tenant", "body"], "additionalProperties": false})
+        );
+        assert_eq!(put.output_schema, Some(json!({"type": "array", "items": {"type": "integer"}})));
+        assert_eq!(put.description, "Replace a thing");
+        assert_eq!(put.annotations.idempotent_hint, Some(true));
+        assert_eq!(put.annotations.destructive_hint, Some(false));
+        let reads = generated(doc, &Options::default());
+        assert_eq!((reads.tools.len(), reads.left_out), (1, 1));
+    }
 }

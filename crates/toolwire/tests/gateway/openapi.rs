@@ -61,9 +61,14 @@ fn config(spec: &Path) -> String {
 
 /// `toolwire serve --check` with one `[[openapi]]` entry: its exit code and what it printed.
 fn check(spec: &Path) -> (i32, String) {
+    check_config(&config(spec))
+}
+
+/// `toolwire serve --check` of a configuration: its exit code and what it printed.
+fn check_config(text: &str) -> (i32, String) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("toolwire.toml");
-    std::fs::write(&path, config(spec)).unwrap();
+    std::fs::write(&path, text).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_toolwire"))
         .args(["serve", "--check", "--config"])
         .arg(&path)
@@ -243,4 +248,262 @@ fn hostile_documents_are_refused_where_they_break() {
             "invalidPattern (at /paths/~1invalid/get): tool `invalidPattern`: the input schema is refused: \"([a-z\" is not a \"regex\"",
         ],
     );
+}
+
+/// The items API of the call test, in 3.0 YAML: a relative server (resolved against the URL the
+/// document is fetched from), an API key in a header for every operation, a recursive-free model
+/// with a nullable field, a form body, and operations that misbehave.
+const ITEMS_SPEC: &str = r##"openapi: 3.0.3
+info: {title: items, version: "1"}
+servers: [{url: /v1}]
+security: [{key: []}]
+components:
+  securitySchemes:
+    key: {type: apiKey, in: header, name: X-Api-Key}
+  schemas:
+    Item:
+      type: object
+      required: [id]
+      properties:
+        id: {type: string}
+        tags: {type: array, items: {type: string}}
+        note: {type: string, nullable: true}
+paths:
+  /items/{id}:
+    get:
+      operationId: getItem
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+        - {name: tag, in: query, schema: {type: array, items: {type: string}}}
+      responses:
+        "200": {description: ok, content: {application/json: {schema: {$ref: "#/components/schemas/Item"}}}}
+  /items:
+    get:
+      operationId: listItems
+      responses:
+        "200": {description: ok, content: {application/json: {schema: {type: array, items: {type: string}}}}}
+    post:
+      operationId: addItem
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema: {type: object, properties: {name: {type: string}}, required: [name]}
+      responses:
+        "201": {description: made, content: {application/json: {schema: {type: object}}}}
+  /slow:
+    get: {operationId: slow, responses: {"200": {description: ok}}}
+  /big:
+    get: {operationId: big, responses: {"200": {description: ok}}}
+  /moved:
+    get: {operationId: moved, responses: {"200": {description: ok}}}
+"##;
+
+/// The items API: every request it received, by path.
+#[derive(Clone, Default)]
+struct Seen(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl Seen {
+    fn count(&self) -> usize {
+        self.0.lock().unwrap().len()
+    }
+}
+
+async fn items_api(
+    axum::extract::State(seen): axum::extract::State<Seen>,
+    request: axum::extract::Request,
+) -> axum::response::Response {
+    use axum::response::IntoResponse as _;
+    let (parts, body) = request.into_parts();
+    let path = parts.uri.path().to_owned();
+    let body = axum::body::to_bytes(body, 1 << 20).await.unwrap_or_default();
+    seen.0.lock().unwrap().push(path.clone());
+    let json = |status: u16, value: Value| {
+        let status = http::StatusCode::from_u16(status).unwrap();
+        (status, [("content-type", "application/json")], value.to_string()).into_response()
+    };
+    match path.as_str() {
+        "/v1/openapi.yaml" => ITEMS_SPEC.into_response(),
+        "/spec-moved" => {
+            (http::StatusCode::FOUND, [("location", "/v1/openapi.yaml")]).into_response()
+        }
+        "/spec-slow" => {
+            tokio::time::sleep(std::time::Duration::from_secs(5)).await;
+            ITEMS_SPEC.into_response()
+        }
+        _ if parts.headers.get("x-api-key").and_then(|v| v.to_str().ok()) != Some("k3y") => {
+            json(401, json!({"message": "no valid API key"}))
+        }
+        "/v1/items" if parts.method == http::Method::POST => json(
+            201,
+            json!({
+                "contentType": parts.headers.get("content-type").and_then(|v| v.to_str().ok()),
+                "body": String::from_utf8_lossy(&body),
+            }),
+        ),
+        "/v1/items" => {
+            let mut response = json(200, json!(["a", "b"]));
+            let link = http::HeaderValue::from_static("</v1/items?page=2>; rel=\"next\"");
+            response.headers_mut().insert("link", link);
+            response
+        }
+        "/v1/slow" => {
+            tokio::time::sleep(std::time::Duration::from_secs(5)).await;
+            json(200, json!({}))
+        }
+        "/v1/big" => json(200, json!({"blob": "x".repeat(100_000)})),
+        "/v1/moved" => (http::StatusCode::FOUND, [("location", "/elsewhere")]).into_response(),
+        other => match other.strip_prefix("/v1/items/") {
+            Some("missing") => json(404, json!({"detail": "no item `missing`"})),
+            Some(id) => {
+                let id = percent_decode(id);
+                json(200, json!({"id": id, "note": null, "query": parts.uri.query()}))
+            }
+            None => json(404, json!({"detail": "no such path"})),
+        },
+    }
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            out.push(u8::from_str_radix(&text[i + 1..i + 3], 16).unwrap());
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap()
+}
+
+/// The code, message and details of a failure result (compat's legacy envelope in the first
+/// text block).
+fn failure(response: &Value) -> (String, String, Value) {
+    let result = &response["result"];
+    assert_eq!(result["isError"], true, "{response}");
+    let text = result["content"][0]["text"].as_str().unwrap();
+    let envelope: Value = serde_json::from_str(text).unwrap();
+    (
+        envelope["code"].as_str().unwrap().to_owned(),
+        envelope["error"].as_str().unwrap().to_owned(),
+        envelope["details"].clone(),
+    )
+}
+
+#[test]
+fn calls_reach_the_api_as_the_document_says_and_answers_become_results() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let seen = Seen::default();
+    let router = axum::Router::new().fallback(items_api).with_state(seen.clone());
+    runtime.spawn(async move { axum::serve(listener, router).await });
+
+    let config = format!(
+        "demo_tools = false\n\n[auth]\nanonymous = true\n\n[[openapi]]\nname = \"items\"\nspec = \"{base}/v1/openapi.yaml\"\ntool_prefix = \"items_\"\nwrites = true\ncredentials = {{ key = {{ value = \"k3y\" }} }}\ntimeout_ms = 1000\nresponse_cap = 50000\n"
+    );
+    let server = Server::start(Some(&config), &[]);
+    let mut client = HttpClient::connect(&server.url, "2026-07-28", None);
+    let listed = client.request("tools/list", json!({}));
+    let get_item = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "items_getItem")
+        .unwrap_or_else(|| panic!("{listed}"))
+        .clone();
+    assert_eq!(
+        get_item["inputSchema"],
+        json!({"type": "object", "properties": {
+            "id": {"type": "string"},
+            "tag": {"type": "array", "items": {"type": "string"}}
+        }, "required": ["id"], "additionalProperties": false})
+    );
+    assert_eq!(
+        get_item["outputSchema"],
+        json!({"type": "object", "required": ["id"], "properties": {
+            "id": {"type": "string"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "note": {"type": ["string", "null"]}
+        }})
+    );
+    assert_eq!(get_item["annotations"], json!({"readOnlyHint": true, "openWorldHint": true}));
+
+    // The key, the encoded path and the exploded query reach the API; the data comes back.
+    let answer = client.call("items_getItem", json!({"id": "a b/c?", "tag": ["x", "y&z"]}));
+    assert_eq!(
+        answer["result"]["structuredContent"],
+        json!({"id": "a b/c?", "note": null, "query": "tag=x&tag=y%26z"}),
+        "{answer}"
+    );
+    let listed = client.call("items_listItems", json!({}));
+    assert_eq!(
+        listed["result"]["_meta"]["dev.toolwire/pagination"]["nextCursor"], "/v1/items?page=2",
+        "{listed}"
+    );
+    let added = client.call("items_addItem", json!({"body": {"name": "new one"}}));
+    assert_eq!(
+        added["result"]["structuredContent"],
+        json!({"contentType": "application/x-www-form-urlencoded", "body": "name=new%20one"})
+    );
+
+    // Arguments that do not fit the input schema never reach the API.
+    let before = seen.count();
+    let (code, _, _) = failure(&client.call("items_getItem", json!({"tag": ["x"]})));
+    assert_eq!(code, "invalid_arguments");
+    assert_eq!(seen.count(), before);
+
+    let (code, message, details) = failure(&client.call("items_getItem", json!({"id": "missing"})));
+    assert_eq!(
+        (code.as_str(), message.as_str(), details),
+        ("not_found", "no item `missing` (HTTP 404 Not Found)", json!({"status": 404}))
+    );
+    let (code, message, _) = failure(&client.call("items_slow", json!({})));
+    assert_eq!(code, "upstream_unavailable");
+    assert!(
+        message
+            .starts_with("Tool items_slow is unavailable: the API did not answer within 1000 ms."),
+        "{message}"
+    );
+    let (code, message, _) = failure(&client.call("items_big", json!({})));
+    assert_eq!(code, "upstream_unavailable");
+    assert!(message.contains("the API answered more than 50000 bytes (response_cap)"), "{message}");
+    let (code, message, _) = failure(&client.call("items_moved", json!({})));
+    assert_eq!(
+        (code.as_str(), message.as_str()),
+        (
+            "upstream_unavailable",
+            "The API answered HTTP 302 Found. The API answered with a redirect, which toolwire does not follow; the operator should check base_url in toolwire.toml."
+        )
+    );
+    drop(server);
+
+    // Without the key the API says why, as a result the model reads.
+    let keyless = config.replace("credentials = { key = { value = \"k3y\" } }\n", "");
+    let server = Server::start(Some(&keyless), &[]);
+    let mut client = HttpClient::connect(&server.url, "2026-07-28", None);
+    let (code, message, _) = failure(&client.call("items_getItem", json!({"id": "1"})));
+    assert_eq!(
+        (code.as_str(), message.as_str()),
+        ("missing_privilege", "no valid API key (HTTP 401 Unauthorized)")
+    );
+    drop(server);
+
+    // A document behind a redirect, or too slow, stops the gateway with the reason.
+    for (path, why) in [
+        (
+            "/spec-moved",
+            "it answered HTTP 302 Found, a redirect to /v1/openapi.yaml, which toolwire does not follow; give that URL as spec",
+        ),
+        ("/spec-slow", "no answer within 1000 ms"),
+    ] {
+        let spec = format!("{base}{path}");
+        let (code, text) = check_config(&config.replace(&format!("{base}/v1/openapi.yaml"), &spec));
+        assert_eq!(code, 2, "{text}");
+        assert!(text.contains(&format!("openapi `items`: cannot read {spec}: {why}")), "{text}");
+    }
 }

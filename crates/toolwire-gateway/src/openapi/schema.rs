@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use super::document::{Document, Version};
 
 /// The most JSON values one tool's schemas (its `$defs` included) may copy.
-pub const TOOL_BUDGET: usize = 250_000;
+pub const TOOL_BUDGET: usize = 50_000;
 
 /// Keywords whose value is one schema.
 const ONE: &[&str] = &[

@@ -25,6 +25,7 @@ mod metrics;
 mod oauth;
 pub mod openapi;
 mod ops;
+mod outbound;
 mod png;
 mod sessions;
 mod tls;

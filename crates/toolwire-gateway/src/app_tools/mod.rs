@@ -13,21 +13,18 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION};
+use reqwest::Method;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LOCATION};
 use serde_json::Value;
 use toolwire_core::{ErrorCode, ToolError, ToolResult};
-use toolwire_mcp::work::{CallPlaces, Work};
+use toolwire_mcp::work::Work;
 use toolwire_mcp::{
     CallContext, DynTool, Registry, RegistryError, ToolFuture, ToolSource, ToolSpec,
 };
 
 use super::config::AppTool;
 use super::metrics::Metrics;
-use transport::{Answer, FailureKind, Transport};
-
-mod transport;
-
-pub(crate) use transport::chain as error_chain;
+use crate::outbound::{FailureKind, ReadFailure, Transport, is_json_media, read_capped};
 
 /// One app tool's HTTP side.
 struct Endpoint {
@@ -36,9 +33,12 @@ struct Endpoint {
     work: Work,
     /// The gateway's metrics, which count failed exchanges.
     metrics: Arc<Metrics>,
+    /// The tool's headers, then the content type and accept of JSON.
     headers: HeaderMap,
-    /// The client and the endpoint, parsed once.
+    /// The client of the endpoint.
     transport: Transport,
+    /// The endpoint, as parsed.
+    url: String,
     /// The endpoint as logged: its password, if any, replaced by `***`.
     shown: String,
 }
@@ -125,6 +125,9 @@ fn register(
             value.set_sensitive(true);
             headers.insert(name, value);
         }
+        const JSON: HeaderValue = HeaderValue::from_static("application/json");
+        headers.append(CONTENT_TYPE, JSON);
+        headers.append(ACCEPT, JSON);
         let url = reqwest::Url::parse(&tool.endpoint).map_err(|e| AppToolError::BadEndpoint {
             tool: tool.name.clone(),
             reason: e.to_string(),
@@ -160,6 +163,7 @@ fn register(
             metrics: Arc::clone(metrics),
             headers,
             transport,
+            url: url.into(),
             shown,
         });
         registry.register_dyn(spec, Arc::new(AppHandler(endpoint)))?;
@@ -347,17 +351,11 @@ impl Unavailable {
 /// A non-2xx answer that is a well-formed legacy failure envelope or v1 failure: the app's own
 /// code and message, which callers may read. Anything else in a non-2xx body stays hidden.
 fn app_failure(content_type: &str, body: &[u8]) -> Option<ToolResult> {
-    if !is_json(content_type) {
+    if !is_json_media(content_type) {
         return None;
     }
     let result = toolwire_core::parse_any(body).ok()?;
     (result.error().is_some() && !result.is_passthrough()).then_some(result)
-}
-
-/// `application/json` or `*/*+json`, parameters ignored.
-fn is_json(content_type: &str) -> bool {
-    let essence = content_type.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
-    essence == "application/json" || (essence.contains('/') && essence.ends_with("+json"))
 }
 
 impl Endpoint {
@@ -386,7 +384,8 @@ impl Endpoint {
         context: &CallContext,
     ) -> Result<ToolResult, Unavailable> {
         let tool = &self.tool;
-        let mut answer = self.transport.post(&self.headers, body).await.map_err(|failure| {
+        let sent = self.transport.send(Method::POST, &self.url, self.headers.clone(), body).await;
+        let mut answer = sent.map_err(|failure| {
             tracing::warn!(tool = %tool.name, endpoint = %self.shown, error = %failure.detail, "app request failed");
             match failure.kind {
                 FailureKind::Tls => Unavailable::Tls,
@@ -416,7 +415,7 @@ impl Endpoint {
         let bytes = body?;
         let text =
             std::str::from_utf8(&bytes).map_err(|e| Unavailable::NotUtf8(e.valid_up_to()))?;
-        if !is_json(&content_type) {
+        if !is_json_media(&content_type) {
             // Any other content type is passed through as text, unchanged (DESIGN §7).
             return Ok(toolwire_core::legacy::passthrough(text));
         }
@@ -431,45 +430,24 @@ impl Endpoint {
         })
     }
 
-    /// A place among the large calls for `call` (see `toolwire_mcp::work::Work::admit_large`).
-    async fn admit_large(&self, call: &CallPlaces) -> Result<(), Unavailable> {
-        self.work.admit_large(call).await.map_err(|e| {
-            tracing::error!(tool = %self.tool.name, error = %e, "no place for a large answer");
-            Unavailable::NoPlace
-        })
-    }
-
-    /// The answer's body, at most `response_cap` bytes, in one buffer sized once when the app
-    /// says how much comes (never past the cap): no doubling of a large answer as it streams in.
+    /// The answer's body (see [`read_capped`]), failures logged with the endpoint.
     async fn read_body(
         &self,
-        answer: &mut Answer,
-        call: &CallPlaces,
+        answer: &mut crate::outbound::Answer,
+        call: &toolwire_mcp::work::CallPlaces,
     ) -> Result<Vec<u8>, Unavailable> {
         let tool = &self.tool;
-        let expected = answer.content_length().unwrap_or(0).min(tool.response_cap);
-        let expected = usize::try_from(expected).unwrap_or(0);
-        // A large answer is read once this call has a place among the large calls (kept until
-        // the call ends), so that the answers of waiting calls stay with their apps.
-        if expected >= toolwire_mcp::work::LARGE {
-            self.admit_large(call).await?;
-        }
-        let mut bytes = Vec::with_capacity(expected);
-        loop {
-            if bytes.len() >= toolwire_mcp::work::LARGE && !call.holds() {
-                self.admit_large(call).await?;
-            }
-            let chunk = answer.chunk().await.map_err(|e| {
-                tracing::warn!(tool = %tool.name, endpoint = %self.shown, error = %e, "app answer broke off");
+        read_capped(answer, tool.response_cap, &self.work, call).await.map_err(|e| match e {
+            ReadFailure::TooLarge(cap) => Unavailable::TooLarge(cap),
+            ReadFailure::BrokeOff(error) => {
+                tracing::warn!(tool = %tool.name, endpoint = %self.shown, %error, "app answer broke off");
                 Unavailable::BrokeOff
-            })?;
-            let Some(chunk) = chunk else { break };
-            if (bytes.len() + chunk.len()) as u64 > tool.response_cap {
-                return Err(Unavailable::TooLarge(tool.response_cap));
             }
-            bytes.extend_from_slice(&chunk);
-        }
-        Ok(bytes)
+            ReadFailure::NoPlace(error) => {
+                tracing::error!(tool = %tool.name, %error, "no place for a large answer");
+                Unavailable::NoPlace
+            }
+        })
     }
 }
 
@@ -498,17 +476,6 @@ fn seconds(duration: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn json_content_types() {
-        assert!(is_json("application/json"));
-        assert!(is_json("application/json; charset=utf-8"));
-        assert!(is_json("application/problem+json"));
-        assert!(is_json("Application/JSON"));
-        assert!(!is_json("text/plain"));
-        assert!(!is_json(""));
-        assert!(!is_json("+json"));
-    }
 
     #[test]
     fn unavailable_apps_are_explained_to_callers() {

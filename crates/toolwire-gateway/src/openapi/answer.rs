@@ -10,7 +10,7 @@
 use serde_json::{Map, Value, json};
 use toolwire_core::{ErrorCode, Pagination, Part, ToolError, ToolResult};
 
-use super::operation::is_json_media;
+use crate::outbound::is_json_media;
 
 /// The most characters of an API's error message a result carries.
 const MESSAGE_LIMIT: usize = 2000;

@@ -16,6 +16,9 @@ pub mod schema;
 
 use std::sync::Arc;
 
+use reqwest::header::{
+    ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, LINK, RETRY_AFTER,
+};
 use serde_json::Value;
 use toolwire_core::{ErrorCode, ToolError, ToolResult};
 use toolwire_mcp::work::{CallPlaces, Work};
@@ -23,6 +26,7 @@ use toolwire_mcp::{CallContext, DynTool, Registry, ToolFuture, ToolSource, ToolS
 
 use crate::config::{OpenApi, SpecLocation};
 use crate::metrics::Metrics;
+use crate::outbound::{FailureKind, ReadFailure, Transport, read_capped};
 use document::{Document, SPEC_LIMIT, SpecError};
 use operation::{CallPlan, Location, Options, Skipped};
 use request::{Credentials, Scheme};
@@ -148,6 +152,19 @@ impl OpenApiSource {
         let config = |reason: String| OpenApiError::Config { name: entry.name.clone(), reason };
         let base_url = base_url(entry, doc).map_err(config)?;
         let credentials = credentials(entry, doc).map_err(config)?;
+        let base = reqwest::Url::parse(&base_url)
+            .map_err(|e| config(format!("base URL `{base_url}` is not a URL: {e}")))?;
+        let transport = Transport::new(&base, entry.proxy.is_some(), entry.timeout, || {
+            Ok::<_, OpenApiError>(client)
+        })?;
+        let mut headers = HeaderMap::new();
+        for (name, value) in &entry.headers {
+            let (name, mut value) = header(name, value)
+                .map_err(|()| config(format!("header `{name}` is not a valid HTTP header")))?;
+            value.set_sensitive(true);
+            headers.append(name, value);
+        }
+        headers.insert(ACCEPT, HeaderValue::from_static("application/json, */*;q=0.5"));
         let options = Options {
             tool_prefix: entry.tool_prefix.clone(),
             writes: entry.writes,
@@ -158,10 +175,10 @@ impl OpenApiSource {
             name: entry.name.clone(),
             base_url: base_url.clone(),
             credentials,
-            headers: entry.headers.clone(),
+            headers,
             timeout: entry.timeout,
             response_cap: entry.response_cap,
-            client,
+            transport,
             work: work.clone(),
             metrics: Arc::clone(metrics),
         });
@@ -213,6 +230,14 @@ impl OpenApiSource {
     }
 }
 
+/// A header as HTTP spells it, or `Err` when the name or value cannot be sent.
+fn header(name: &str, value: &str) -> Result<(HeaderName, HeaderValue), ()> {
+    Ok((
+        HeaderName::from_bytes(name.as_bytes()).map_err(|_| ())?,
+        HeaderValue::from_str(value).map_err(|_| ())?,
+    ))
+}
+
 /// The entry's HTTP client (for the document and the calls).
 fn client(entry: &OpenApi) -> Result<reqwest::Client, OpenApiError> {
     crate::tls::reqwest_client(entry.timeout, entry.proxy.as_deref(), entry.ca_certs.as_deref())
@@ -232,7 +257,7 @@ async fn fetch(
             .header(reqwest::header::ACCEPT, "application/json, application/yaml;q=0.9, */*;q=0.1")
             .send()
             .await
-            .map_err(|e| crate::app_tools::error_chain(&e.without_url()))?;
+            .map_err(|e| crate::outbound::chain(&e.without_url()))?;
         let status = response.status();
         if status.is_redirection() {
             let location = response
@@ -360,10 +385,11 @@ struct Api {
     name: String,
     base_url: String,
     credentials: Credentials,
-    headers: Vec<(String, String)>,
+    /// The entry's headers and `Accept`, sent with every call.
+    headers: HeaderMap,
     timeout: std::time::Duration,
     response_cap: u64,
-    client: reqwest::Client,
+    transport: Transport,
     work: Work,
     metrics: Arc<Metrics>,
 }
@@ -418,59 +444,45 @@ impl Api {
         request: &request::Request,
         places: &CallPlaces,
     ) -> Result<ToolResult, String> {
-        let mut builder = self
-            .client
-            .request(request.method.clone(), &request.url)
-            .header(reqwest::header::ACCEPT, "application/json, */*;q=0.5");
-        for (name, value) in self.headers.iter().chain(&request.headers) {
-            builder = builder.header(name.as_str(), value.as_str());
+        let mut headers = self.headers.clone();
+        for (name, value) in &request.headers {
+            let (name, value) =
+                header(name, value).map_err(|()| format!("header `{name}` is not valid HTTP"))?;
+            headers.insert(name, value);
         }
-        if let Some((media, body)) = &request.body {
-            builder =
-                builder.header(reqwest::header::CONTENT_TYPE, media.as_str()).body(body.clone());
-        }
-        let mut response = builder.send().await.map_err(|e| {
-            let e = e.without_url();
-            tracing::debug!(openapi = %self.name, error = %crate::app_tools::error_chain(&e), "request failed");
-            if e.is_connect() {
-                "the API could not be reached".to_owned()
-            } else {
-                "the request to the API failed".to_owned()
+        let body = match &request.body {
+            Some((media, body)) => {
+                let media = HeaderValue::from_str(media)
+                    .map_err(|_| format!("media type `{media}` is not valid HTTP"))?;
+                headers.insert(CONTENT_TYPE, media);
+                body.clone()
             }
-        })?;
-        let header = |name: reqwest::header::HeaderName| {
-            response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned)
+            None => Vec::new(),
         };
-        let status = response.status();
-        let content_type = header(reqwest::header::CONTENT_TYPE);
-        let link = header(reqwest::header::LINK);
-        let retry_after = header(reqwest::header::RETRY_AFTER);
-        let expected = response.content_length().unwrap_or(0).min(self.response_cap);
-        let expected = usize::try_from(expected).unwrap_or(0);
-        if expected >= toolwire_mcp::work::LARGE {
-            self.work
-                .admit_large(places)
-                .await
-                .map_err(|_| "toolwire could not take its large answer".to_owned())?;
-        }
-        let mut body = Vec::with_capacity(expected);
-        while let Some(chunk) =
-            response.chunk().await.map_err(|_| "the API's answer broke off".to_owned())?
-        {
-            if (body.len() + chunk.len()) as u64 > self.response_cap {
-                return Err(format!(
-                    "the API answered more than {} bytes (response_cap)",
-                    self.response_cap
-                ));
+        let sent = self.transport.send(request.method.clone(), &request.url, headers, body).await;
+        let mut response = sent.map_err(|failure| {
+            tracing::debug!(openapi = %self.name, error = %failure.detail, "request failed");
+            match failure.kind {
+                FailureKind::Tls => "the TLS handshake with the API failed",
+                FailureKind::Unreachable => "the API could not be reached",
+                FailureKind::Failed => "the request to the API failed",
             }
-            if body.len() >= toolwire_mcp::work::LARGE && !places.holds() {
-                self.work
-                    .admit_large(places)
-                    .await
-                    .map_err(|_| "toolwire could not take its large answer".to_owned())?;
-            }
-            body.extend_from_slice(&chunk);
-        }
+            .to_owned()
+        })?;
+        let header = |name: HeaderName| response.header(name).map(str::to_owned);
+        let status = response.status;
+        let content_type = header(CONTENT_TYPE);
+        let link = header(LINK);
+        let retry_after = header(RETRY_AFTER);
+        let body = read_capped(&mut response, self.response_cap, &self.work, places)
+            .await
+            .map_err(|e| match e {
+                ReadFailure::TooLarge(cap) => {
+                    format!("the API answered more than {cap} bytes (response_cap)")
+                }
+                ReadFailure::BrokeOff(_) => "the API's answer broke off".to_owned(),
+                ReadFailure::NoPlace(_) => "toolwire could not take its large answer".to_owned(),
+            })?;
         let large = body.len() >= toolwire_mcp::work::LARGE;
         let answer = answer::Answer { status, content_type, link, retry_after, body };
         Work::placed(&self.work, large, move || answer.into_result())

@@ -13,6 +13,7 @@ use serde_json::{Map, Value, json};
 use super::document::{Document, escape_token};
 use super::schema::{Defs, SchemaError, TOOL_BUDGET};
 use crate::config::Glob;
+use crate::outbound::is_json_media;
 
 /// The HTTP methods OpenAPI describes, in the order operations are read.
 const METHODS: [&str; 8] = ["get", "head", "post", "put", "patch", "delete", "options", "trace"];
@@ -288,12 +289,6 @@ fn unique_name(
     }
     taken.insert(name.clone());
     name
-}
-
-/// Whether a media type is JSON (`application/json`, `…+json`, parameters ignored).
-pub fn is_json_media(media: &str) -> bool {
-    let essence = media.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
-    essence == "application/json" || (essence.contains('/') && essence.ends_with("+json"))
 }
 
 /// One operation being made into a tool.

@@ -277,14 +277,33 @@ pub(crate) async fn admit(auth: &Auth, mut request: Request) -> Result<Request, 
     Ok(request)
 }
 
-/// The Protected Resource Metadata routes (RFC 9728): the root form and the form suffixed with
-/// the MCP path; never behind authentication (clients read them to learn where to get a token).
+/// The Protected Resource Metadata routes (RFC 9728): the root form, the form suffixed with
+/// the MCP path, and the form suffixed with the audience's path when that differs (an audience
+/// `https://host/team-a/mcp` behind a path-routing proxy is asked at
+/// `/.well-known/oauth-protected-resource/team-a/mcp`); never behind authentication (clients
+/// read them to learn where to get a token).
 pub(crate) fn discovery(auth: Arc<Auth>) -> axum::Router {
     const PRM: &str = "/.well-known/oauth-protected-resource";
-    axum::Router::new()
+    let mut router = axum::Router::new()
         .route(PRM, axum::routing::get(protected_resource))
-        .route(&format!("{PRM}/mcp"), axum::routing::get(protected_resource))
-        .with_state(auth)
+        .route(&format!("{PRM}/mcp"), axum::routing::get(protected_resource));
+    if let Some(path) = auth.oauth().and_then(|oauth| audience_route(&oauth.settings().audience)) {
+        router = router.route(&format!("{PRM}{path}"), axum::routing::get(protected_resource));
+    }
+    router.with_state(auth)
+}
+
+/// The audience's path when it needs a route of its own: not empty, not `/mcp` (served
+/// already), and only unreserved characters in non-empty segments, which a route takes
+/// literally (a `{` or `*` would make it a pattern).
+fn audience_route(audience: &str) -> Option<&str> {
+    let (_, path) = split_url(audience);
+    let path = path.split(['?', '#']).next().unwrap_or_default();
+    let literal = path.split('/').skip(1).all(|segment| {
+        !segment.is_empty()
+            && segment.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~%".contains(&b))
+    });
+    (path.starts_with('/') && path != "/mcp" && literal).then_some(path)
 }
 
 /// `GET /.well-known/oauth-protected-resource[/mcp]`: RFC 9728 metadata.
@@ -328,6 +347,18 @@ mod tests {
 
     async fn name(auth: &Auth, header: &[u8]) -> Result<String, Refusal> {
         auth.caller(Some(header), 0).await.map(|c| c.principal.name().to_owned())
+    }
+
+    #[test]
+    fn audience_paths_get_their_own_metadata_route() {
+        assert_eq!(audience_route("https://host/team-a/mcp"), Some("/team-a/mcp"));
+        assert_eq!(audience_route("https://host/team-a/mcp/"), Some("/team-a/mcp"));
+        assert_eq!(audience_route("https://host/mcp"), None);
+        assert_eq!(audience_route("https://host"), None);
+        assert_eq!(audience_route("https://host/"), None);
+        assert_eq!(audience_route("https://host/{id}/mcp"), None);
+        assert_eq!(audience_route("https://host/a//mcp"), None);
+        assert_eq!(audience_route("https://host/a/mcp?x=1"), Some("/a/mcp"));
     }
 
     #[tokio::test]

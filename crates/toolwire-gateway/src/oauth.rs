@@ -292,7 +292,7 @@ impl OAuth {
             format!("{origin}/.well-known/oauth-authorization-server{path}"),
             format!("{issuer}/.well-known/openid-configuration"),
         ];
-        let mut last = None;
+        let mut failures = Vec::with_capacity(candidates.len());
         for url in candidates {
             match self.get_json(&url).await {
                 Ok(doc) => {
@@ -311,10 +311,13 @@ impl OAuth {
                         .map(str::to_owned)
                         .ok_or(FetchError { url, message: "the metadata has no jwks_uri".into() });
                 }
-                Err(e) => last = Some(e),
+                Err(e) => failures.push(e.to_string()),
             }
         }
-        Err(last.unwrap_or(FetchError { url: issuer.into(), message: "no metadata".into() }))
+        Err(FetchError {
+            url: issuer.into(),
+            message: format!("no issuer metadata at either URL tried ({})", failures.join("; ")),
+        })
     }
 
     async fn get_json(&self, url: &str) -> Result<Value, FetchError> {

@@ -418,14 +418,35 @@ fn the_issuer_being_down_at_start_does_not_stop_the_server() {
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}", closed.local_addr().unwrap());
     drop(closed);
-    let config = format!("[auth.oauth]\nissuer = \"{base}\"\naudience = \"{AUDIENCE}\"\n");
+    // An audience behind a path-routing proxy.
+    let audience = "https://tools.test/team-a/mcp";
+    let config = format!("[auth.oauth]\nissuer = \"{base}\"\naudience = \"{audience}\"\n");
     let server = Server::start(Some(&config), &[]);
     let ready = reqwest::blocking::get(server.url.replace("/mcp", "/readyz")).unwrap();
     assert_eq!(ready.status(), 503);
     let body: Value = json_of(ready);
+    let reason = body["reasons"][0].as_str().unwrap();
+    assert!(reason.contains("signing keys could not be fetched"), "{body}");
+    // Both metadata URLs tried are named.
+    for tried in [
+        format!("{base}/.well-known/oauth-authorization-server:"),
+        format!("{base}/.well-known/openid-configuration:"),
+    ] {
+        assert!(reason.contains(&tried), "{tried} not in {reason}");
+    }
+    // The metadata is served at the audience's own RFC 9728 path, keys or not, and the challenge
+    // points there.
+    let prm = server.url.replace("/mcp", "/.well-known/oauth-protected-resource/team-a/mcp");
+    let doc: Value = json_of(reqwest::blocking::get(&prm).unwrap());
+    assert_eq!(doc["resource"], audience);
+    let response = raw_call(&server, None, "whoami");
+    assert_eq!(response.status(), 401);
     assert!(
-        body["reasons"][0].as_str().unwrap().contains("signing keys could not be fetched"),
-        "{body}"
+        challenge(&response).contains(
+            "resource_metadata=\"https://tools.test/.well-known/oauth-protected-resource/team-a/mcp\""
+        ),
+        "{}",
+        challenge(&response)
     );
     // Logged before the listening line, so it is already read.
     assert!(server.stderr().contains("OAuth keys not loaded yet"), "{}", server.stderr());

@@ -408,3 +408,75 @@ tools = ["test_tool_with_progress"]
     assert_eq!(content.len(), 2, "{body}");
     assert_eq!(content[1]["text"], json!("Progress test completed."), "{body}");
 }
+
+/// The headers of every request a recording proxy passed on, one line per request.
+#[derive(Clone, Default)]
+struct Heard(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+/// Passes a request on to the upstream at `target` (buffered; the standalone GET stream is
+/// refused with 405, which a client takes as "no stream"), noting its headers.
+async fn recording_proxy(
+    axum::extract::State((heard, target)): axum::extract::State<(Heard, String)>,
+    request: axum::extract::Request,
+) -> axum::response::Response {
+    use axum::response::IntoResponse as _;
+    let (parts, body) = request.into_parts();
+    let headers: Vec<String> = parts
+        .headers
+        .iter()
+        .map(|(name, value)| format!("{name}: {}", String::from_utf8_lossy(value.as_bytes())))
+        .collect();
+    heard.0.lock().unwrap().push(headers.join("\n"));
+    if parts.method == http::Method::GET {
+        return http::StatusCode::METHOD_NOT_ALLOWED.into_response();
+    }
+    let body = axum::body::to_bytes(body, 64 << 20).await.unwrap_or_default();
+    let mut forward =
+        reqwest::Client::new().request(parts.method, format!("{target}{}", parts.uri.path()));
+    for (name, value) in &parts.headers {
+        if name != http::header::HOST && name != http::header::CONTENT_LENGTH {
+            forward = forward.header(name, value);
+        }
+    }
+    let Ok(answer) = forward.body(body).send().await else {
+        return http::StatusCode::BAD_GATEWAY.into_response();
+    };
+    let mut response = axum::response::Response::builder().status(answer.status());
+    for (name, value) in answer.headers() {
+        if name != http::header::CONTENT_LENGTH && name != http::header::TRANSFER_ENCODING {
+            response = response.header(name, value);
+        }
+    }
+    let bytes = answer.bytes().await.unwrap_or_default();
+    response.body(axum::body::Body::from(bytes)).unwrap()
+}
+
+#[test]
+fn an_upstream_never_learns_the_caller_s_token() {
+    const SECRET: &str = "s3cret-caller-token";
+    let upstream = Server::start(Some("[auth]\nanonymous = true\n"), &[]);
+    let target = upstream.url.trim_end_matches("/mcp").to_owned();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+    let proxy = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let heard = Heard::default();
+    let router = axum::Router::new().fallback(recording_proxy).with_state((heard.clone(), target));
+    runtime.spawn(async move { axum::serve(listener, router).await });
+
+    let text = format!(
+        "demo_tools = false\n\n[[auth.tokens]]\ntoken = \"{SECRET}\"\nprincipal = \"ann\"\n{}",
+        http_upstream("remote", &proxy)
+    );
+    let server = Server::start(Some(&text), &[]);
+    for revision in ["2025-06-18", "2026-07-28"] {
+        let mut client = HttpClient::connect(&server.url, revision, Some(SECRET));
+        let answer = until_served(&mut client, "remote_catalog_get", Duration::from_secs(20));
+        assert_product(revision, &answer);
+    }
+    let heard = heard.0.lock().unwrap();
+    assert!(heard.iter().any(|h| h.contains("mcp-protocol-version")), "no MCP request: {heard:?}");
+    for headers in heard.iter() {
+        assert!(!headers.contains(SECRET), "the caller's token reached the upstream: {headers}");
+        assert!(!headers.to_ascii_lowercase().contains("authorization"), "{headers}");
+    }
+}

@@ -69,7 +69,7 @@ pub use error::{ErrorCode, ToolError};
 pub use link::{STORED_RESULT_PREFIX, StoredLink};
 pub use mapper::{
     ConfigError, DEFAULT_LIMIT, MAX_INLINE, MIN_OFFLOAD_LIMIT, MapperConfig, NeedsOffload, Output,
-    OutputMapper, PendingStub, RenderContext, RenderError, Rendered, asks_natively,
+    OutputMapper, PendingStub, RenderContext, RenderError, Rendered, StoreRefusal, asks_natively,
 };
 pub use meta::{ExtensionError, Extensions, Metadata, Pagination, Query, check_namespace};
 pub use part::{

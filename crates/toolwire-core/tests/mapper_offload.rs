@@ -11,6 +11,7 @@ use toolwire_core::{
 };
 use toolwire_core::{
     MAX_INLINE, MapperConfig, NeedsOffload, OutputMapper, RenderContext, RenderError, Rendered,
+    StoreRefusal,
 };
 
 fn big_data(bytes: usize) -> Value {
@@ -255,11 +256,11 @@ fn store_failure_is_a_tool_error() {
             &RenderContext::new("t", now()),
         );
         let size = needs.size();
-        let out = needs.store_failed();
+        let out = needs.store_failed(StoreRefusal::Unavailable);
         assert!(out.is_error() && !out.offloaded());
         assert_wire_clean(target, out.json());
         let message = format!(
-            "result of {size} bytes exceeds the limit of 4096 bytes and could not be stored"
+            "result of {size} bytes exceeds the limit of 4096 bytes and could not be stored: the result store is unavailable; try again later"
         );
         assert!(out.json().contains(&message), "{}", out.json());
         assert!(out.json().contains("tool_error"));

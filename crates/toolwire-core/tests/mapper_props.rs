@@ -12,7 +12,9 @@ use golden_support::{now, renders};
 use proptest::prelude::*;
 use serde_json::Value;
 use toolwire_check::wire;
-use toolwire_core::{MapperConfig, OutputMapper, RenderContext, RenderError, Rendered};
+use toolwire_core::{
+    MapperConfig, OutputMapper, RenderContext, RenderError, Rendered, StoreRefusal,
+};
 use toolwire_core::{Part, Phase, Provenance, StoredLink, Target, ToolResult, legacy, v1};
 
 fn mapper_for(target: Target, limit: Option<usize>) -> OutputMapper {
@@ -186,7 +188,7 @@ proptest! {
             Ok(Rendered::Complete(out)) => prop_assert!(limit.is_none_or(|l| out.size() <= l)),
             Ok(Rendered::NeedsOffload(needs)) => {
                 prop_assert!(limit.is_some_and(|l| l >= 4096));
-                let _ = needs.store_failed();
+                let _ = needs.store_failed(StoreRefusal::Unavailable);
             }
             Err(RenderError::LimitTooSmall { size, limit: l, .. }) => prop_assert!(l < 4096 && size > l),
             Err(err) => return Err(TestCaseError::fail(format!("{err}"))),

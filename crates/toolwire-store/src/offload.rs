@@ -1,17 +1,19 @@
 //! The offload step of a render (DESIGN §4): a result over its target's limit is stored whole
 //! (v1 form), a signed link to it is made, and the mapper finishes the render as a stub pointing
 //! at the link. When storing fails, the call fails with the `tool_error` "result of N bytes
-//! exceeds the limit of L bytes and could not be stored" — or, only when configured, the result
-//! is sent inline with a warning.
+//! exceeds the limit of L bytes and could not be stored" and what happened (the store is
+//! unavailable, or a quota is full) — or, only when configured, the result is sent inline with a
+//! warning.
 
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use toolwire_core::StoredLink;
 use toolwire_core::Timestamp;
-use toolwire_core::{MAX_INLINE, NeedsOffload, Output, PendingStub, RenderError};
+use toolwire_core::{MAX_INLINE, NeedsOffload, Output, PendingStub, RenderError, StoreRefusal};
 
 use crate::config::StoredResults;
+use crate::quota::QuotaScope;
 use crate::record::Record;
 use crate::store::StoreError;
 
@@ -117,10 +119,21 @@ pub async fn offload(
         Err(err) => {
             let output = match held {
                 Held::Whole(needs) => needs.inline()?,
-                Held::Stub(stub) => stub.store_failed(),
+                Held::Stub(stub) => stub.store_failed(refusal(&err)),
             };
             Ok(Offloaded { output, link: None, store_error: Some(err) })
         }
+    }
+}
+
+/// What the caller is told of `err`.
+fn refusal(err: &StoreError) -> StoreRefusal {
+    match err {
+        StoreError::QuotaExceeded { scope: QuotaScope::Principal, .. } => {
+            StoreRefusal::PrincipalQuotaFull
+        }
+        StoreError::QuotaExceeded { scope: QuotaScope::Total, .. } => StoreRefusal::TotalQuotaFull,
+        _ => StoreRefusal::Unavailable,
     }
 }
 

@@ -198,8 +198,9 @@ async fn store_failure_fails_the_call_or_goes_inline_when_configured() {
     assert!(offloaded.output.is_error());
     assert!(!offloaded.output.offloaded());
     let wire: Value = serde_json::from_str(offloaded.output.json()).unwrap();
-    let message =
-        format!("result of {size} bytes exceeds the limit of 4096 bytes and could not be stored");
+    let message = format!(
+        "result of {size} bytes exceeds the limit of 4096 bytes and could not be stored: the result store is unavailable; try again later"
+    );
     assert_eq!(wire["isError"], true);
     assert_eq!(wire["content"][0]["text"], message);
     assert_eq!(
@@ -257,7 +258,7 @@ async fn a_damaged_record_is_unreadable_without_a_retry_hint() {
 }
 
 #[tokio::test]
-async fn an_offload_over_quota_fails_like_a_store_failure() {
+async fn an_offload_over_quota_says_the_quota_is_full() {
     let store = MemoryStore::with_quota(Quota::new(1 << 20, 1024));
     let results = StoredResults::new(Arc::new(store), LinkSigner::new(KeySet::generate().unwrap()));
     let result = big_result();
@@ -271,7 +272,9 @@ async fn an_offload_over_quota_fails_like_a_store_failure() {
     let wire: Value = serde_json::from_str(offloaded.output.json()).unwrap();
     assert_eq!(
         wire["content"][0]["text"],
-        format!("result of {size} bytes exceeds the limit of 4096 bytes and could not be stored")
+        format!(
+            "result of {size} bytes exceeds the limit of 4096 bytes and could not be stored: the stored-result quota of this principal is full; space frees as its stored results expire"
+        )
     );
 }
 

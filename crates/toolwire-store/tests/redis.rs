@@ -115,7 +115,7 @@ async fn a_redis_outage_fails_calls_and_recovery_needs_no_restart() {
         wire["structuredContent"]["error"],
         json!({
             "code": "tool_error",
-            "message": format!("result of {size} bytes exceeds the limit of 4096 bytes and could not be stored"),
+            "message": format!("result of {size} bytes exceeds the limit of 4096 bytes and could not be stored: the result store is unavailable; try again later"),
         })
     );
 

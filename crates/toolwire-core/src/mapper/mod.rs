@@ -22,7 +22,7 @@ mod offload;
 mod stub;
 
 pub use config::{ConfigError, MapperConfig, RenderContext};
-pub use offload::{NeedsOffload, PendingStub, Rendered};
+pub use offload::{NeedsOffload, PendingStub, Rendered, StoreRefusal};
 
 use std::borrow::Cow;
 use std::sync::OnceLock;

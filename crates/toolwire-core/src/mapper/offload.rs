@@ -77,8 +77,8 @@ impl NeedsOffload {
     }
 
     /// The result when storing failed: see [`PendingStub::store_failed`].
-    pub fn store_failed(self) -> Output {
-        self.stub.store_failed()
+    pub fn store_failed(self, why: StoreRefusal) -> Output {
+        self.stub.store_failed(why)
     }
 
     /// The full render, sent inline anyway (`offload_fallback = "inline"`), with a warning;
@@ -125,16 +125,42 @@ impl PendingStub {
     }
 
     /// The result when storing failed: a `tool_error` failure "result of N bytes exceeds the
-    /// limit of L bytes and could not be stored".
-    pub fn store_failed(self) -> Output {
+    /// limit of L bytes and could not be stored: " and what happened ([`StoreRefusal`]).
+    pub fn store_failed(self, why: StoreRefusal) -> Output {
         let plan = &self.plan;
         let message = format!(
-            "result of {} bytes exceeds the limit of {} bytes and could not be stored",
+            "result of {} bytes exceeds the limit of {} bytes and could not be stored: {why}",
             self.size, self.limit
         );
         let mut failure = ToolResult::failure(ToolError::new(ErrorCode::ToolError, message));
         failure.meta.generated_at = Some(plan.generated_at);
         let (body, size) = plan.render(failure);
         Output::new(body, size, true, self.warnings)
+    }
+}
+
+/// Why a result could not be stored, as its caller is told: a full quota is not an outage, and
+/// only one of them passes by trying again soon.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreRefusal {
+    /// The store failed or could not be reached.
+    Unavailable,
+    /// The calling principal's share of the store is full.
+    PrincipalQuotaFull,
+    /// The store as a whole is full.
+    TotalQuotaFull,
+}
+
+impl std::fmt::Display for StoreRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Unavailable => "the result store is unavailable; try again later",
+            Self::PrincipalQuotaFull => {
+                "the stored-result quota of this principal is full; space frees as its stored results expire"
+            }
+            Self::TotalQuotaFull => {
+                "the result store is full; space frees as stored results expire"
+            }
+        })
     }
 }

@@ -2,11 +2,13 @@
 //! (DESIGN §11), and [`model_view`], the text such a host gives the model for a `CallToolResult`.
 //!
 //! Hosts disagree: some hand the model only the JSON of `structuredContent` when it is present,
-//! others only the text blocks; some cap a result's size; few let the model follow a link. A
-//! [`HostProfile`] records those three facts for one host; [`HostProfiles`] holds the built-in
+//! others only the text blocks; some cap a result's size; few let the model follow a link; some
+//! fail a whole call whose tool promised an `outputSchema` but sent no `structuredContent`. A
+//! [`HostProfile`] records those facts for one host; [`HostProfiles`] holds the built-in
 //! profiles (each fact cited in `docs/hosts.md`) plus any the configuration adds or overrides, and
 //! picks one per request from `clientInfo.name`.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
@@ -78,6 +80,12 @@ pub struct HostProfile {
     /// Whether the model can follow a link through `resources/read`.
     #[serde(default = "default_reads_links")]
     pub reads_links: bool,
+    /// Whether the host's client fails the whole call when a tool that published an
+    /// `outputSchema` returns a success without `structuredContent`. Rendering does not depend
+    /// on it (toolwire keeps that promise for every host); it says what breaking the promise
+    /// would cost with this host.
+    #[serde(default)]
+    pub strict_structured: bool,
 }
 
 fn default_reads_links() -> bool {
@@ -97,6 +105,7 @@ impl HostProfile {
             reads: Reads::Both,
             max_result_bytes: None,
             reads_links: true,
+            strict_structured: false,
         }
     }
 
@@ -105,34 +114,188 @@ impl HostProfile {
         self.client_names.iter().any(|name| name.eq_ignore_ascii_case(client_name))
     }
 
-    /// Whether the rendering for this host differs from the generic one.
+    /// Whether this host reads a tool's own size opt-in, `_meta["anthropic/maxResultSizeChars"]`
+    /// in `tools/list`: Claude Code's profile only (by name, so a `[[hosts]]` entry replacing it
+    /// keeps it); other hosts would not know the key.
+    pub fn reads_size_opt_in(&self) -> bool {
+        self.name == CLAUDE_CODE
+    }
+
+    /// This profile for one tool that may declare `max_result_chars` (published to this host
+    /// as its size opt-in): for a host that reads the opt-in, its cap for that tool is the
+    /// declared value, so toolwire offloads exactly where the host would; any other host, or a
+    /// tool that declares none, gets the profile as it is.
+    pub fn for_tool(&self, max_result_chars: Option<usize>) -> Cow<'_, HostProfile> {
+        match max_result_chars {
+            Some(chars) if self.reads_size_opt_in() => {
+                // Bytes are never fewer than the characters they encode, so a cap in bytes
+                // equal to the character count is never above the host's own limit.
+                Cow::Owned(HostProfile { max_result_bytes: Some(chars), ..self.clone() })
+            }
+            _ => Cow::Borrowed(self),
+        }
+    }
+
+    /// Whether the rendering for this host is the generic one (`strict_structured` plays no
+    /// part: it changes no rendering).
     pub fn is_generic_policy(&self) -> bool {
         self.reads == Reads::Both && self.max_result_bytes.is_none() && self.reads_links
     }
 }
 
-/// One built-in profile: name, client names, reads, cap, reads_links. The facts and their
-/// sources are in `docs/hosts.md`.
-struct Builtin(&'static str, &'static [&'static str], Reads, Option<usize>, bool);
+/// One built-in profile. The facts and their sources are in `docs/hosts.md`.
+struct Builtin {
+    name: &'static str,
+    client_names: &'static [&'static str],
+    reads: Reads,
+    max_result_bytes: Option<usize>,
+    reads_links: bool,
+    strict_structured: bool,
+}
 
-/// Claude Code's inline cap: 25 000 tokens (`MAX_MCP_OUTPUT_TOKENS`), taken at a conservative
-/// three bytes of JSON per token.
-const CLAUDE_CODE_CAP: usize = 75_000;
+/// The name of Claude Code's profile, the one host that reads a tool's own size opt-in
+/// (`_meta["anthropic/maxResultSizeChars"]`, [`MAX_RESULT_SIZE_CHARS_KEY`]).
+pub const CLAUDE_CODE: &str = "claude-code";
 
-const BUILTINS: [Builtin; 7] = [
-    Builtin(GENERIC, &[], Reads::Both, None, true),
-    Builtin("claude-code", &["claude-code"], Reads::Structured, Some(CLAUDE_CODE_CAP), true),
-    Builtin(
-        "vscode",
-        &["Visual Studio Code", "Visual Studio Code - Insiders", "vscode"],
-        Reads::Structured,
-        None,
-        true,
-    ),
-    Builtin("codex", &["codex-mcp-client"], Reads::Structured, None, false),
-    Builtin("claude-desktop", &["claude-ai"], Reads::Content, None, false),
-    Builtin("kimi-code", &["kimi-code", "kimi-cli"], Reads::Content, None, false),
-    Builtin("open-webui", &["open-webui"], Reads::Content, None, false),
+/// Claude Code's inline cap: results above ~50 000 characters are persisted to a file behind a
+/// 2 KB preview. Counted here in bytes, which are never fewer than the characters they encode.
+pub const CLAUDE_CODE_CAP: usize = 50_000;
+
+/// Codex's inline cap: its tool output is cut at 10 000 bytes (`TruncationPolicy::Bytes`).
+const CODEX_CAP: usize = 10_000;
+
+/// opencode's inline cap: tool output is cut at 50 KiB (`Truncate.MAX_BYTES`; its 2 000-line
+/// limit never binds first on toolwire's compact JSON).
+const OPENCODE_CAP: usize = 50 * 1024;
+
+/// The `_meta` key of a tool definition by which Claude Code lets one tool raise its size
+/// limit, in characters.
+pub const MAX_RESULT_SIZE_CHARS_KEY: &str = "anthropic/maxResultSizeChars";
+
+/// The highest value Claude Code accepts for [`MAX_RESULT_SIZE_CHARS_KEY`].
+pub const MAX_RESULT_SIZE_CHARS_CEILING: usize = 500_000;
+
+const BUILTINS: [Builtin; 15] = [
+    Builtin {
+        name: GENERIC,
+        client_names: &[],
+        reads: Reads::Both,
+        max_result_bytes: None,
+        reads_links: true,
+        strict_structured: false,
+    },
+    Builtin {
+        name: CLAUDE_CODE,
+        client_names: &["claude-code"],
+        reads: Reads::Structured,
+        max_result_bytes: Some(CLAUDE_CODE_CAP),
+        reads_links: true,
+        strict_structured: false,
+    },
+    Builtin {
+        name: "vscode",
+        client_names: &["Visual Studio Code", "Visual Studio Code - Insiders", "vscode"],
+        reads: Reads::Structured,
+        max_result_bytes: None,
+        reads_links: true,
+        strict_structured: false,
+    },
+    Builtin {
+        name: "codex",
+        client_names: &["codex-mcp-client"],
+        reads: Reads::Structured,
+        max_result_bytes: Some(CODEX_CAP),
+        reads_links: false,
+        strict_structured: false,
+    },
+    Builtin {
+        name: "claude-desktop",
+        client_names: &["claude-ai"],
+        reads: Reads::Content,
+        max_result_bytes: None,
+        reads_links: false,
+        strict_structured: false,
+    },
+    Builtin {
+        name: "kimi-code",
+        client_names: &["kimi-code", "kimi-cli"],
+        reads: Reads::Content,
+        max_result_bytes: None,
+        reads_links: false,
+        strict_structured: false,
+    },
+    Builtin {
+        name: "open-webui",
+        client_names: &["open-webui"],
+        reads: Reads::Content,
+        max_result_bytes: None,
+        reads_links: false,
+        strict_structured: false,
+    },
+    Builtin {
+        name: "cursor",
+        client_names: &["cursor-vscode"],
+        reads: Reads::Structured,
+        max_result_bytes: None,
+        reads_links: false,
+        strict_structured: true,
+    },
+    Builtin {
+        name: "gemini-cli",
+        client_names: &["gemini-cli-mcp-client"],
+        reads: Reads::Content,
+        max_result_bytes: None,
+        reads_links: false,
+        strict_structured: true,
+    },
+    Builtin {
+        name: "chatgpt",
+        client_names: &["openai-mcp"],
+        reads: Reads::Structured,
+        max_result_bytes: None,
+        reads_links: false,
+        strict_structured: true,
+    },
+    Builtin {
+        name: "goose",
+        client_names: &["goose"],
+        reads: Reads::Content,
+        max_result_bytes: None,
+        reads_links: false,
+        strict_structured: false,
+    },
+    Builtin {
+        name: "librechat",
+        client_names: &["@librechat/api-client"],
+        reads: Reads::Content,
+        max_result_bytes: None,
+        reads_links: false,
+        strict_structured: false,
+    },
+    Builtin {
+        name: "opencode",
+        client_names: &["opencode"],
+        reads: Reads::Structured,
+        max_result_bytes: Some(OPENCODE_CAP),
+        reads_links: true,
+        strict_structured: true,
+    },
+    Builtin {
+        name: "copilot-cli",
+        client_names: &["github-copilot-developer"],
+        reads: Reads::Both,
+        max_result_bytes: None,
+        reads_links: false,
+        strict_structured: false,
+    },
+    Builtin {
+        name: "jetbrains",
+        client_names: &["JetBrains-IU-copilot-intellij", "JetBrains-JBC-copilot-intellij"],
+        reads: Reads::Both,
+        max_result_bytes: None,
+        reads_links: false,
+        strict_structured: false,
+    },
 ];
 
 /// The profiles a server knows: the built-in ones, then those the configuration adds or
@@ -153,12 +316,13 @@ impl HostProfiles {
     pub fn builtin() -> Self {
         let profiles = BUILTINS
             .iter()
-            .map(|Builtin(name, clients, reads, cap, links)| HostProfile {
-                name: (*name).to_owned(),
-                client_names: clients.iter().map(|c| (*c).to_owned()).collect(),
-                reads: *reads,
-                max_result_bytes: *cap,
-                reads_links: *links,
+            .map(|builtin| HostProfile {
+                name: builtin.name.to_owned(),
+                client_names: builtin.client_names.iter().map(|c| (*c).to_owned()).collect(),
+                reads: builtin.reads,
+                max_result_bytes: builtin.max_result_bytes,
+                reads_links: builtin.reads_links,
+                strict_structured: builtin.strict_structured,
             })
             .collect();
         Self { profiles }
@@ -350,6 +514,72 @@ mod tests {
     }
 
     #[test]
+    fn the_second_round_of_hosts() {
+        let hosts = HostProfiles::builtin();
+        let names: Vec<&str> = hosts.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "generic",
+                "claude-code",
+                "vscode",
+                "codex",
+                "claude-desktop",
+                "kimi-code",
+                "open-webui",
+                "cursor",
+                "gemini-cli",
+                "chatgpt",
+                "goose",
+                "librechat",
+                "opencode",
+                "copilot-cli",
+                "jetbrains"
+            ]
+        );
+        // (client name, profile, reads, cap, reads_links, strict_structured)
+        let expected = [
+            ("cursor-vscode", "cursor", Reads::Structured, None, false, true),
+            ("gemini-cli-mcp-client", "gemini-cli", Reads::Content, None, false, true),
+            ("openai-mcp", "chatgpt", Reads::Structured, None, false, true),
+            ("goose", "goose", Reads::Content, None, false, false),
+            ("@librechat/api-client", "librechat", Reads::Content, None, false, false),
+            ("opencode", "opencode", Reads::Structured, Some(51_200), true, true),
+            ("github-copilot-developer", "copilot-cli", Reads::Both, None, false, false),
+            ("jetbrains-iu-copilot-intellij", "jetbrains", Reads::Both, None, false, false),
+            ("JetBrains-JBC-copilot-intellij", "jetbrains", Reads::Both, None, false, false),
+            ("codex-mcp-client", "codex", Reads::Structured, Some(10_000), false, false),
+            ("claude-code", "claude-code", Reads::Structured, Some(50_000), true, false),
+        ];
+        for (client, name, reads, cap, links, strict) in expected {
+            let p = hosts.for_client(Some(client));
+            assert_eq!(
+                (p.name.as_str(), p.reads, p.max_result_bytes, p.reads_links, p.strict_structured),
+                (name, reads, cap, links, strict),
+                "{client}"
+            );
+        }
+        let strict: Vec<&str> =
+            hosts.iter().filter(|p| p.strict_structured).map(|p| p.name.as_str()).collect();
+        assert_eq!(strict, ["cursor", "gemini-cli", "chatgpt", "opencode"]);
+    }
+
+    #[test]
+    fn only_claude_code_takes_a_tools_size_opt_in() {
+        let hosts = HostProfiles::builtin();
+        let claude = hosts.for_client(Some("claude-code"));
+        assert!(claude.reads_size_opt_in());
+        assert_eq!(claude.for_tool(Some(120_000)).max_result_bytes, Some(120_000));
+        assert_eq!(claude.for_tool(Some(8_000)).max_result_bytes, Some(8_000));
+        assert_eq!(claude.for_tool(None).max_result_bytes, Some(CLAUDE_CODE_CAP));
+        assert_eq!(claude.for_tool(Some(8_000)).reads, Reads::Structured);
+        for other in hosts.iter().filter(|p| p.name != CLAUDE_CODE) {
+            assert!(!other.reads_size_opt_in(), "{}", other.name);
+            assert_eq!(other.for_tool(Some(120_000)).as_ref(), other, "{}", other.name);
+        }
+    }
+
+    #[test]
     fn configured_profiles_add_and_override() {
         let mut hosts = HostProfiles::builtin();
         let before = hosts.iter().count();
@@ -359,6 +589,11 @@ mod tests {
         .unwrap_or_else(|_| HostProfile::generic());
         assert_eq!(profile.max_result_bytes, None);
         assert!(profile.reads_links);
+        assert!(!profile.strict_structured);
+        let strict: Result<HostProfile, _> = serde_json::from_value(json!({
+            "name": "s", "reads": "content", "strict_structured": true
+        }));
+        assert_eq!(strict.map(|p| p.strict_structured).ok(), Some(true));
         hosts.insert(profile);
         assert_eq!(hosts.iter().count(), before + 1);
         assert_eq!(hosts.for_client(Some("claude-code")).name, "my-agent");

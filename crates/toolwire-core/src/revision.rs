@@ -105,6 +105,9 @@ pub struct McpCaps {
     pub tool_title: ToolTitle,
     /// `Tool.annotations` (`ToolAnnotations`) exists (from 2025-03-26).
     pub tool_annotations: bool,
+    /// `Tool._meta` exists (from 2025-06-18): where a host-specific key such as Claude Code's
+    /// size opt-in can be published.
+    pub tool_meta: bool,
     /// `icons` exist on tools, resources, templates, prompts and `resource_link` blocks (from
     /// 2025-11-25).
     pub icons: bool,
@@ -148,6 +151,7 @@ const V2024_11_05: McpCaps = McpCaps {
     title: false,
     tool_title: ToolTitle::Dropped,
     tool_annotations: false,
+    tool_meta: false,
     icons: false,
     schemas: SchemaRules {
         output_schema: StructuredCap::Never,
@@ -176,6 +180,7 @@ const V2025_06_18: McpCaps = McpCaps {
     annotations_last_modified: true,
     title: true,
     tool_title: ToolTitle::Field,
+    tool_meta: true,
     schemas: SchemaRules { output_schema: StructuredCap::ObjectOnly, ..V2025_03_26.schemas },
     protocol_version_header: true,
     ..V2025_03_26
@@ -251,6 +256,7 @@ mod tests {
     fn first_with_names_the_oldest_revision() {
         assert_eq!(McpCaps::first_with(|c| c.audio), Some(McpRevision::V2025_03_26));
         assert_eq!(McpCaps::first_with(|c| c.icons), Some(McpRevision::V2025_11_25));
+        assert_eq!(McpCaps::first_with(|c| c.tool_meta), Some(McpRevision::V2025_06_18));
         assert_eq!(McpCaps::first_with(|c| c.stateless), Some(McpRevision::V2026_07_28));
         assert_eq!(McpCaps::first_with(|_| false), None);
     }

@@ -123,6 +123,7 @@ fn render_for(result: &ToolResult, target: Target, phase: Phase, host: &HostProf
 #[test]
 fn every_fact_reaches_the_model_on_every_built_in_host() {
     let hosts = HostProfiles::builtin();
+    assert_eq!(hosts.iter().count(), 15, "every built-in profile is simulated");
     for profile in hosts.iter() {
         let mut score = Score::default();
         for (name, result) in samples() {

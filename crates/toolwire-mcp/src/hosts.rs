@@ -1,13 +1,16 @@
 //! What the gateway does per host (DESIGN §11): the profile of each request, picked from
 //! `clientInfo.name` (the handshake's, or `io.modelcontextprotocol/clientInfo` in `_meta` on
 //! 2026-07-28); the tool definitions such a host is shown (no `outputSchema` for a structured
-//! reader, `read_result` added for a host that cannot follow links); and `read_result` itself,
+//! reader, Claude Code's size opt-in for a tool that declares `max_result_chars`, `read_result`
+//! added for a host that cannot follow links); and `read_result` itself,
 //! which returns one page of a stored result within the host's limit.
 
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
-use toolwire_core::host::{HostProfile, HostProfiles, READ_RESULT_TOOL, Reads};
+use toolwire_core::host::{
+    HostProfile, HostProfiles, MAX_RESULT_SIZE_CHARS_KEY, READ_RESULT_TOOL, Reads,
+};
 use toolwire_core::revision::McpCaps;
 use toolwire_core::{
     ErrorCode, McpRevision, Part, RenderContext, Rendered, Target, Timestamp, ToolError, ToolResult,
@@ -31,15 +34,26 @@ pub(crate) fn host_of<'h>(
     hosts.for_client(handshake.as_ref().map(|info| info.client_info.name.as_str()))
 }
 
-/// `definition` as `host` is shown it: without `outputSchema` for a structured reader (it
-/// would read only `structuredContent`, which toolwire then leaves out of richer results).
+/// `definition` (of a tool declaring `max_result_chars`, if it does) as `host` is shown it on
+/// `revision`: without `outputSchema` for a structured reader (it would read only
+/// `structuredContent`, which toolwire then leaves out of richer results); with
+/// `_meta["anthropic/maxResultSizeChars"]` for a host that reads that opt-in, where the
+/// revision has `Tool._meta`.
 pub(crate) fn definition_for(
     definition: &rmcp::model::Tool,
+    max_result_chars: Option<usize>,
     host: &HostProfile,
+    revision: McpRevision,
 ) -> rmcp::model::Tool {
     let mut tool = definition.clone();
     if host.reads == Reads::Structured {
         tool.output_schema = None;
+    }
+    if let Some(chars) = max_result_chars
+        && host.reads_size_opt_in()
+        && McpCaps::of(revision).tool_meta
+    {
+        tool.meta.get_or_insert_default().0.insert(MAX_RESULT_SIZE_CHARS_KEY.into(), json!(chars));
     }
     tool
 }

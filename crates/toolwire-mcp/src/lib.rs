@@ -71,8 +71,8 @@ pub use catalog::{Catalog, CatalogError};
 pub use input::MAX_ROUNDS;
 pub use observe::{CallObserver, CallOutcome, CallRecord, OffloadRecord};
 pub use registry::{
-    CallContext, DynTool, InternalError, IntoToolResult, Principal, Registry, RegistryError,
-    ToolFn, ToolFuture, ToolSpec, ToolSpecError, WithState,
+    CallContext, DynTool, InternalError, IntoToolResult, MaxResultCharsError, Principal, Registry,
+    RegistryError, ToolFn, ToolFuture, ToolSpec, ToolSpecError, WithState, check_max_result_chars,
 };
 /// The rmcp this crate is built on, so that its types (`ToolAnnotations`, `Icon`, the transports)
 /// come in the one version toolwire speaks.

@@ -15,9 +15,12 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use toolwire_core::host::MAX_RESULT_SIZE_CHARS_CEILING;
 use toolwire_core::input::{Capability, InputRound};
 pub use toolwire_core::{InternalError, IntoToolResult};
-use toolwire_core::{McpRevision, SchemaError, Shape, ToolError, ToolOutput, ToolResult};
+use toolwire_core::{
+    MIN_OFFLOAD_LIMIT, McpRevision, SchemaError, Shape, ToolError, ToolOutput, ToolResult,
+};
 
 use crate::publish;
 use crate::validate::{self, CompiledSchema};
@@ -267,6 +270,7 @@ pub struct ToolSpec {
     pub(crate) icons: Option<Vec<Icon>>,
     pub(crate) shape: Shape,
     pub(crate) privileges: Vec<String>,
+    pub(crate) max_result_chars: Option<usize>,
 }
 
 impl ToolSpec {
@@ -282,6 +286,7 @@ impl ToolSpec {
             icons: None,
             shape: Shape::Data,
             privileges: Vec::new(),
+            max_result_chars: None,
         }
     }
 
@@ -340,9 +345,47 @@ impl ToolSpec {
         self
     }
 
+    /// How large, in characters, this tool's results may be before Claude Code persists them to
+    /// a file behind a short preview (its default is about 50 000): published to Claude Code
+    /// only, as `_meta["anthropic/maxResultSizeChars"]` in `tools/list`, and then that host's
+    /// cap for this tool. Between 4096 (the least an offload stub needs) and 500 000 (the most
+    /// Claude Code accepts); registration refuses any other value.
+    pub fn max_result_chars(mut self, chars: usize) -> Self {
+        self.max_result_chars = Some(chars);
+        self
+    }
+
     /// The tool's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+}
+
+/// A `max_result_chars` outside what Claude Code and an offload stub accept.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MaxResultCharsError {
+    /// Above Claude Code's ceiling.
+    #[error(
+        "`max_result_chars` = {0} is above {MAX_RESULT_SIZE_CHARS_CEILING}, the most Claude Code accepts"
+    )]
+    AboveCeiling(usize),
+    /// Below what an offload stub needs.
+    #[error(
+        "`max_result_chars` = {0} is below {MIN_OFFLOAD_LIMIT}, the least an offload stub needs"
+    )]
+    BelowStub(usize),
+}
+
+/// Checks a tool's `max_result_chars` ([`ToolSpec::max_result_chars`]): at least
+/// [`MIN_OFFLOAD_LIMIT`], at most [`MAX_RESULT_SIZE_CHARS_CEILING`].
+pub fn check_max_result_chars(chars: usize) -> Result<usize, MaxResultCharsError> {
+    if chars > MAX_RESULT_SIZE_CHARS_CEILING {
+        Err(MaxResultCharsError::AboveCeiling(chars))
+    } else if chars < MIN_OFFLOAD_LIMIT {
+        Err(MaxResultCharsError::BelowStub(chars))
+    } else {
+        Ok(chars)
     }
 }
 
@@ -366,6 +409,14 @@ pub enum ToolSpecError {
         tool: String,
         /// What the validator said.
         reason: String,
+    },
+    /// `max_result_chars` is out of range.
+    #[error("tool `{tool}`: {error}")]
+    BadMaxResultChars {
+        /// The tool.
+        tool: String,
+        /// Why.
+        error: MaxResultCharsError,
     },
     /// The output declaration was refused.
     #[error("tool `{tool}`: the output schema is refused: {error}")]
@@ -534,6 +585,11 @@ impl Registry {
         }
         if self.by_name.contains_key(&spec.name) {
             return Err(RegistryError::Duplicate(spec.name));
+        }
+        if let Some(chars) = spec.max_result_chars
+            && let Err(error) = check_max_result_chars(chars)
+        {
+            return Err(ToolSpecError::BadMaxResultChars { tool: spec.name, error }.into());
         }
         let input_schema = spec
             .input_schema

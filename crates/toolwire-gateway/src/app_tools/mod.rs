@@ -149,6 +149,9 @@ fn register(
         if let Some(outputs) = &tool.outputs {
             spec = spec.output_schema(outputs.clone());
         }
+        if let Some(chars) = tool.max_result_chars {
+            spec = spec.max_result_chars(chars);
+        }
         // An empty table publishes nothing, as if there were none.
         if let Some(annotations) = tool.annotations.as_ref().filter(|a| !a.is_empty()) {
             let typed =

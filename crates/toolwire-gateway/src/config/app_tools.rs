@@ -33,6 +33,7 @@ pub(super) const KEYS: &[&str] = &[
     "response_cap",
     "ca_file",
     "proxy",
+    "max_result_chars",
 ];
 
 /// `[[tools]]`: one app tool.
@@ -71,6 +72,9 @@ pub struct AppToolConfig {
     /// The proxy URL for this endpoint (none unless set; proxy environment variables are
     /// ignored).
     pub proxy: Option<String>,
+    /// Claude Code's size opt-in for this tool, in characters (4096 to 500 000): published to
+    /// Claude Code alone and then its cap for this tool.
+    pub max_result_chars: Option<usize>,
 }
 
 /// One header value, literal or from the environment.
@@ -117,6 +121,8 @@ pub struct AppTool {
     pub ca_certs: Option<Vec<rustls::pki_types::CertificateDer<'static>>>,
     /// The proxy, when one is configured.
     pub proxy: Option<String>,
+    /// Claude Code's size opt-in, in characters, when one is configured.
+    pub max_result_chars: Option<usize>,
 }
 
 /// One `[[tools]]` entry (`key` is `tools[i]`): defaults applied, secrets read, files loaded.
@@ -140,6 +146,10 @@ pub(super) fn resolve_tool(
     if timeout_ms == 0 {
         return Err(error(&format!("{key}.timeout_ms"), "must be at least 1".into()));
     }
+    if let Some(chars) = t.max_result_chars {
+        toolwire_mcp::check_max_result_chars(chars)
+            .map_err(|e| error(&format!("{key}.max_result_chars"), e.to_string()))?;
+    }
     Ok(AppTool {
         name: t.name,
         title: t.title,
@@ -155,6 +165,7 @@ pub(super) fn resolve_tool(
         response_cap: t.response_cap.unwrap_or(DEFAULT_RESPONSE_CAP),
         ca_certs,
         proxy: t.proxy,
+        max_result_chars: t.max_result_chars,
     })
 }
 

@@ -8,7 +8,7 @@ use super::ConfigError;
 
 /// The keys of `[[hosts]]` (the fields of [`HostProfile`]), for [`super::keys`].
 pub(super) const KEYS: &[&str] =
-    &["name", "client_names", "reads", "max_result_bytes", "reads_links"];
+    &["name", "client_names", "reads", "max_result_bytes", "reads_links", "strict_structured"];
 
 /// The built-in host profiles with the `[[hosts]]` entries applied; a cap below what an
 /// offload stub needs is refused.

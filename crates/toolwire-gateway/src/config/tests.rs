@@ -190,6 +190,14 @@ fn bad_values_name_the_file_and_key() {
         ),
         ("[[hosts]]\nname = \"\"\nreads = \"both\"", "t.toml: hosts[0]: `name` must not be empty"),
         (
+            "[[tools]]\nname = \"t\"\ndescription = \"d\"\nendpoint = \"http://127.0.0.1:1/t\"\nmax_result_chars = 600000",
+            "t.toml: tools[0].max_result_chars: `max_result_chars` = 600000 is above 500000, the most Claude Code accepts",
+        ),
+        (
+            "[[tools]]\nname = \"t\"\ndescription = \"d\"\nendpoint = \"http://127.0.0.1:1/t\"\nmax_result_chars = 100",
+            "t.toml: tools[0].max_result_chars: `max_result_chars` = 100 is below 4096, the least an offload stub needs",
+        ),
+        (
             "[[hosts]]\nname = \"h\"\nreads = \"all\"",
             "t.toml: line 3 (`hosts[0].reads`): unknown variant `all`",
         ),
@@ -336,6 +344,18 @@ fn hosts_add_and_override_the_built_in_profiles() {
     let mine = s.hosts.for_client(Some("MINE"));
     assert_eq!((mine.name.as_str(), mine.max_result_bytes), ("mine", Some(8192)));
     assert_eq!(s.hosts.for_client(Some("claude-code")).name, "claude-code");
+    assert!(!mine.strict_structured);
+    let strict = "[[hosts]]\nname = \"s\"\nclient_names = [\"s\"]\nreads = \"content\"\nstrict_structured = true";
+    let Ok(s) = from_text(strict) else { panic!("refused {strict}") };
+    assert!(s.hosts.for_client(Some("s")).strict_structured);
+}
+
+#[test]
+fn an_app_tool_carries_its_size_opt_in() {
+    let text = "[[tools]]\nname = \"t\"\ndescription = \"d\"\nendpoint = \"http://127.0.0.1:1/t\"\nmax_result_chars = 120000\n\n[[tools]]\nname = \"u\"\ndescription = \"d\"\nendpoint = \"http://127.0.0.1:1/u\"";
+    let Ok(s) = from_text(text) else { panic!("refused {text}") };
+    let chars: Vec<Option<usize>> = s.tools.iter().map(|t| t.max_result_chars).collect();
+    assert_eq!(chars, [Some(120_000), None]);
 }
 
 #[test]
@@ -428,7 +448,14 @@ fn the_key_list_is_what_the_loader_accepts() {
     let all = keys();
     assert_eq!(all.len(), TABLES.iter().map(|(_, keys)| keys.len()).sum::<usize>());
     assert_eq!(all[0], "phase");
-    for key in ["listen", "[limits] mcp", "[[auth.tokens]] token_env", "[[hosts]] reads_links"] {
+    for key in [
+        "listen",
+        "[limits] mcp",
+        "[[auth.tokens]] token_env",
+        "[[hosts]] reads_links",
+        "[[hosts]] strict_structured",
+        "[[tools]] max_result_chars",
+    ] {
         assert!(all.contains(&key.to_owned()), "{key}");
     }
 }

@@ -198,8 +198,11 @@ impl rmcp::ServerHandler for McpServer {
         let catalog = self.gateway.catalog.current();
         let mut tools: Vec<rmcp::model::Tool> = catalog
             .iter()
-            .filter_map(|entry| entry.tool.definition(revision))
-            .map(|definition| hosts::definition_for(definition, host))
+            .filter_map(|entry| {
+                let chars = entry.tool.spec.max_result_chars;
+                let definition = entry.tool.definition(revision)?;
+                Some(hosts::definition_for(definition, chars, host, revision))
+            })
             .collect();
         if self.offers_read_result(host) {
             tools.push(hosts::read_result_definition(revision));

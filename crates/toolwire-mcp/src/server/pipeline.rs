@@ -92,7 +92,8 @@ impl McpServer {
     ) -> Result<Output, ErrorData> {
         let gateway = Arc::clone(&self.gateway);
         let placed_tool = Arc::clone(tool);
-        let host = host.clone();
+        // The host's cap for this tool follows the size opt-in it was shown, if any.
+        let host = host.for_tool(tool.spec.max_result_chars).into_owned();
         let large = crate::work::is_large(&result);
         let rendered = Work::placed(&self.gateway.config.work, large, move || {
             let audience = Audience { revision, host: &host };

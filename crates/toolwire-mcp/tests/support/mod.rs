@@ -57,12 +57,19 @@ impl Peer {
     }
 
     /// The `initialize` handshake on `revision`; returns the `initialize` result.
+    #[allow(dead_code)] // not every test file initializes as the default client
     pub(crate) async fn initialize(&mut self, revision: &str) -> Value {
+        self.initialize_as(revision, "t").await
+    }
+
+    /// The `initialize` handshake on `revision` as the client `client_name` (the host profile
+    /// the server picks from it); returns the `initialize` result.
+    pub(crate) async fn initialize_as(&mut self, revision: &str, client_name: &str) -> Value {
         let init = self
             .request(
                 "initialize",
                 json!({"protocolVersion": revision, "capabilities": {},
-                       "clientInfo": {"name": "t", "version": "1"}}),
+                       "clientInfo": {"name": client_name, "version": "1"}}),
             )
             .await;
         assert_eq!(init["result"]["protocolVersion"], revision, "{init}");

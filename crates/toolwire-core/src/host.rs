@@ -105,6 +105,14 @@ impl HostProfile {
         self.client_names.iter().any(|name| name.eq_ignore_ascii_case(client_name))
     }
 
+    /// Whether `tools/list` shows this host a tool's `outputSchema`: every host but a structured
+    /// reader, which would read only `structuredContent` and so is sent none for a result that
+    /// carries more than data (DESIGN §11). Where it is shown, every success of that tool carries
+    /// a `structuredContent` that validates against it: strict clients fail the call otherwise.
+    pub fn sees_output_schema(&self) -> bool {
+        self.reads != Reads::Structured
+    }
+
     /// Whether the rendering for this host differs from the generic one.
     pub fn is_generic_policy(&self) -> bool {
         self.reads == Reads::Both && self.max_result_bytes.is_none() && self.reads_links

@@ -387,9 +387,8 @@ impl OutputMapper {
                 typed: typed.is_some(),
                 config: self.config.clone(),
                 declared,
-                // No outputSchema is published to a structured reader.
                 publishes_schema: ctx.output.is_some_and(|o| o.declared().is_some())
-                    && !ctx.structured_reader(),
+                    && ctx.host_sees_output_schema(),
                 tool_name: ctx.tool_name.to_owned(),
                 task_id: ctx.task_id.to_owned(),
                 context_id: ctx.context_id.to_owned(),

@@ -136,10 +136,30 @@ impl HostProfile {
         }
     }
 
+    /// Whether `tools/list` shows this host a tool's `outputSchema`: every host but a structured
+    /// reader, which would read only `structuredContent` and so is sent none for a result that
+    /// carries more than data (DESIGN §11). Where it is shown, every success of that tool carries
+    /// a `structuredContent` that validates against it: strict clients fail the call otherwise.
+    pub fn sees_output_schema(&self) -> bool {
+        self.reads != Reads::Structured
+    }
+
+    /// Whether this host is given the data once (DESIGN §11, "each fact once"): a `both` reader
+    /// that is not `generic` reads `structuredContent` and the text blocks, so the text copy of
+    /// data that goes as `structuredContent` is left out for it ([`DATA_POINTER`], or the
+    /// summary, stands in its place). `generic` keeps the copy: an unknown client may read the
+    /// text alone, and the spec asks that structured data be mirrored in text for such clients.
+    pub fn reads_each_fact_once(&self) -> bool {
+        self.reads == Reads::Both && self.name != GENERIC
+    }
+
     /// Whether the rendering for this host is the generic one (`strict_structured` plays no
     /// part: it changes no rendering).
     pub fn is_generic_policy(&self) -> bool {
-        self.reads == Reads::Both && self.max_result_bytes.is_none() && self.reads_links
+        self.reads == Reads::Both
+            && self.max_result_bytes.is_none()
+            && self.reads_links
+            && !self.reads_each_fact_once()
     }
 }
 
@@ -366,6 +386,10 @@ impl HostProfiles {
 /// bytes of the data's JSON.
 pub const PREVIEW_BYTES: usize = 2048;
 
+/// The text block that stands for the data, for a host that reads it once from
+/// `structuredContent` ([`HostProfile::reads_each_fact_once`]) when the result has no summary.
+pub const DATA_POINTER: &str = "The data is in structuredContent.";
+
 /// The name of the tool the gateway offers hosts that cannot follow links.
 pub const READ_RESULT_TOOL: &str = "read_result";
 
@@ -426,7 +450,8 @@ pub(crate) fn data_preview(data_json: &str, max: usize) -> String {
 /// `[image <mime>]` / `[audio <mime>]`, an embedded text resource its text and an embedded blob
 /// `[resource <uri> <mime>]`. `resource_link` blocks are left out: hosts range from dropping them
 /// to flattening them to a bare URI, so whatever the model must know about a link has to be in a
-/// text block. A structured reader gets the compact JSON of `structuredContent` when present
+/// text block. A block whose `annotations.audience` leaves out `assistant` (`["user"]`) is left
+/// out too: hosts that honour it (VS Code) keep it from the model, so no fact may count on it. A structured reader gets the compact JSON of `structuredContent` when present
 /// (nothing else), else the content lines; a content reader the content lines; `both` the
 /// content lines followed by the structured JSON.
 pub fn model_view(call_tool_result: &Value, reads: Reads) -> String {
@@ -454,6 +479,11 @@ fn content_view(call_tool_result: &Value) -> String {
 }
 
 fn block_line(block: &Value) -> Option<String> {
+    if let Some(audience) = block.pointer("/annotations/audience").and_then(Value::as_array)
+        && !audience.iter().any(|role| role == "assistant")
+    {
+        return None;
+    }
     let field = |key: &str| block.get(key).and_then(Value::as_str).unwrap_or_default();
     match field("type") {
         "text" => Some(field("text").to_owned()),
@@ -635,6 +665,15 @@ mod tests {
             json!({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]});
         for reads in Reads::ALL {
             assert_eq!(model_view(&text_only, reads), "a\nb");
+        }
+        let for_user = json!({"content": [
+            {"type": "text", "text": "shown", "annotations": {"audience": ["user"]}},
+            {"type": "text", "text": "read", "annotations": {"audience": ["assistant"]}},
+            {"type": "text", "text": "both", "annotations": {"audience": ["user", "assistant"]}},
+            {"type": "image", "data": "AA==", "mimeType": "image/png", "annotations": {"audience": ["user"]}}
+        ]});
+        for reads in Reads::ALL {
+            assert_eq!(model_view(&for_user, reads), "read\nboth");
         }
         let structured_only = json!({"content": [], "structuredContent": [1, 2]});
         assert_eq!(model_view(&structured_only, Reads::Both), "[1,2]");

@@ -91,6 +91,9 @@ pub(crate) struct Plan {
     input_schema: Option<Value>,
     blocks: Vec<Block>,
     structured: Structured,
+    /// The data goes only as `structuredContent`: its text copies (the spec phase's data block,
+    /// the compat envelope's `data`) are left out, for a host that reads both channels.
+    data_in_structured: bool,
 }
 
 impl Plan {
@@ -113,7 +116,13 @@ impl Plan {
                     && result.error().is_some_and(|e| e.code == ErrorCode::InvalidArguments)
             })
             .cloned();
-        Self { generated_at, input_schema, blocks, structured }
+        Self { generated_at, input_schema, blocks, structured, data_in_structured: false }
+    }
+
+    /// Leaves the text copies of the data out: the host reads it from `structuredContent`,
+    /// which holds it.
+    pub(crate) fn data_in_structured(&mut self) {
+        self.data_in_structured = true;
     }
 
     /// Drops the structured slot (a warn-mode schema mismatch).
@@ -151,6 +160,11 @@ impl<'r> Layout<'r> {
     /// The data as raw JSON (the result's own).
     pub(crate) fn data_raw(&self) -> Option<&'r RawValue> {
         self.result.data.as_ref().map(Data::raw)
+    }
+
+    /// Whether the data goes only as `structuredContent` ([`Plan::data_in_structured`]).
+    pub(crate) fn data_elsewhere(&self) -> bool {
+        self.plan.data_in_structured
     }
 
     /// The generation time every lowering writes.

@@ -46,7 +46,8 @@ pub mod v1;
 /// out, block by block.
 pub mod mcp {
     pub use crate::form::{
-        Base64, EmptyObject, EnvelopeData, EnvelopeStructured, PartUri, PrefixedOne, ResourceLink,
+        Annotations, Base64, EmptyObject, EnvelopeData, EnvelopeStructured, PartUri, PrefixedOne,
+        ResourceLink, Roles,
     };
     pub use crate::lower::mcp::{
         CallToolResult, ContentBlock, EmbeddedContents, EmbeddedResource, InputRequiredResult,
@@ -73,7 +74,7 @@ pub use mapper::{
 };
 pub use meta::{ExtensionError, Extensions, Metadata, Pagination, Query, check_namespace};
 pub use part::{
-    BinaryPart, EmbeddedResourcePart, Part, ResourceContents, ResourceLinkPart, TextPart,
+    Audience, BinaryPart, EmbeddedResourcePart, Part, ResourceContents, ResourceLinkPart, TextPart,
 };
 pub use result::{
     BuildError, InternalError, IntoToolResult, Provenance, ToolResult, ToolResultBuilder,

@@ -1,4 +1,5 @@
-//! Content parts: the closed set of typed pieces a result may carry besides its data.
+//! Content parts: the closed set of typed pieces a result may carry besides its data, each with
+//! an optional audience (who the part is for: the user, the model, or both).
 
 /// One content part. The set is closed: only toolwire-core defines part types, so every
 /// lowering can map every part.
@@ -15,12 +16,62 @@ pub enum Part {
     EmbeddedResource(EmbeddedResourcePart),
 }
 
+/// Who a part is for. Rendered as `annotations.audience` on the part's MCP block; a host that
+/// honours it (VS Code) keeps a [`Audience::User`] part from its model, and toolwire never counts
+/// such a part toward what a model reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Audience {
+    /// The person using the host (`["user"]`): shown, never handed to the model.
+    User,
+    /// The model (`["assistant"]`).
+    Assistant,
+    /// Both (`["user", "assistant"]`).
+    Both,
+}
+
+impl Audience {
+    /// The MCP roles, as `annotations.audience` and the v1 form write them.
+    pub fn roles(self) -> &'static [&'static str] {
+        match self {
+            Audience::User => &["user"],
+            Audience::Assistant => &["assistant"],
+            Audience::Both => &["user", "assistant"],
+        }
+    }
+
+    /// The audience of a list of MCP roles (in any order, repeats allowed); `None` for an empty
+    /// list or a role that is neither `user` nor `assistant`.
+    pub fn from_roles<'r>(roles: impl IntoIterator<Item = &'r str>) -> Option<Self> {
+        let (mut user, mut assistant) = (false, false);
+        for role in roles {
+            match role {
+                "user" => user = true,
+                "assistant" => assistant = true,
+                _ => return None,
+            }
+        }
+        match (user, assistant) {
+            (true, true) => Some(Audience::Both),
+            (true, false) => Some(Audience::User),
+            (false, true) => Some(Audience::Assistant),
+            (false, false) => None,
+        }
+    }
+
+    /// Whether a model is meant to read the part.
+    pub fn reaches_model(self) -> bool {
+        self != Audience::User
+    }
+}
+
 /// A text part.
 #[non_exhaustive]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TextPart {
     /// The text.
     pub text: String,
+    /// Who the part is for; `None`: not said.
+    pub audience: Option<Audience>,
 }
 
 /// A binary part.
@@ -33,6 +84,8 @@ pub struct BinaryPart {
     pub mime_type: String,
     /// A file name, when there is one.
     pub name: Option<String>,
+    /// Who the part is for; `None`: not said.
+    pub audience: Option<Audience>,
 }
 
 /// A link to a resource.
@@ -51,6 +104,8 @@ pub struct ResourceLinkPart {
     pub mime_type: Option<String>,
     /// Its size in bytes.
     pub size: Option<u64>,
+    /// Who the part is for; `None`: not said.
+    pub audience: Option<Audience>,
 }
 
 /// A resource sent inline, as text or as bytes.
@@ -63,6 +118,8 @@ pub struct EmbeddedResourcePart {
     pub mime_type: Option<String>,
     /// Its contents.
     pub contents: ResourceContents,
+    /// Who the part is for; `None`: not said.
+    pub audience: Option<Audience>,
 }
 
 /// The contents of an embedded resource.
@@ -78,12 +135,17 @@ pub enum ResourceContents {
 impl Part {
     /// A text part.
     pub fn text(text: impl Into<String>) -> Self {
-        Part::Text(TextPart { text: text.into() })
+        Part::Text(TextPart { text: text.into(), audience: None })
     }
 
     /// A binary part without a name.
     pub fn binary(data: impl Into<Vec<u8>>, mime_type: impl Into<String>) -> Self {
-        Part::Binary(BinaryPart { data: data.into(), mime_type: mime_type.into(), name: None })
+        Part::Binary(BinaryPart {
+            data: data.into(),
+            mime_type: mime_type.into(),
+            name: None,
+            audience: None,
+        })
     }
 
     /// A binary part with a file name.
@@ -96,6 +158,7 @@ impl Part {
             data: data.into(),
             mime_type: mime_type.into(),
             name: Some(name.into()),
+            audience: None,
         })
     }
 
@@ -120,6 +183,7 @@ impl Part {
             uri: uri.into(),
             mime_type,
             contents: ResourceContents::Text(text.into()),
+            audience: None,
         })
     }
 
@@ -133,7 +197,33 @@ impl Part {
             uri: uri.into(),
             mime_type,
             contents: ResourceContents::Blob(blob.into()),
+            audience: None,
         })
+    }
+}
+
+impl Part {
+    /// Who the part is for; `None` when not said.
+    pub fn audience(&self) -> Option<Audience> {
+        match self {
+            Part::Text(part) => part.audience,
+            Part::Binary(part) => part.audience,
+            Part::ResourceLink(part) => part.audience,
+            Part::EmbeddedResource(part) => part.audience,
+        }
+    }
+
+    /// The part for `audience` (`Audience::User`: shown to the person, kept from the model by
+    /// hosts that honour it).
+    pub fn for_audience(mut self, audience: Audience) -> Self {
+        let slot = match &mut self {
+            Part::Text(part) => &mut part.audience,
+            Part::Binary(part) => &mut part.audience,
+            Part::ResourceLink(part) => &mut part.audience,
+            Part::EmbeddedResource(part) => &mut part.audience,
+        };
+        *slot = Some(audience);
+        self
     }
 }
 
@@ -147,6 +237,7 @@ impl ResourceLinkPart {
             description: None,
             mime_type: None,
             size: None,
+            audience: None,
         }
     }
 
@@ -172,5 +263,36 @@ impl ResourceLinkPart {
     pub fn size(mut self, size: u64) -> Self {
         self.size = Some(size);
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn audiences_read_and_write_their_roles() {
+        for audience in [Audience::User, Audience::Assistant, Audience::Both] {
+            assert_eq!(Audience::from_roles(audience.roles().iter().copied()), Some(audience));
+        }
+        assert_eq!(Audience::from_roles(["assistant", "user", "user"]), Some(Audience::Both));
+        assert_eq!(Audience::from_roles([]), None);
+        assert_eq!(Audience::from_roles(["user", "model"]), None);
+        assert!(!Audience::User.reaches_model());
+        assert!(Audience::Both.reaches_model() && Audience::Assistant.reaches_model());
+    }
+
+    #[test]
+    fn every_part_takes_an_audience() {
+        let parts = [
+            Part::text("t"),
+            Part::binary(vec![1u8], "image/png"),
+            Part::resource_link("https://x", "x"),
+            Part::embedded_text("file:///a", None, "a"),
+        ];
+        for part in parts {
+            assert_eq!(part.audience(), None);
+            assert_eq!(part.for_audience(Audience::User).audience(), Some(Audience::User));
+        }
     }
 }

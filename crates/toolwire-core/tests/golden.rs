@@ -40,6 +40,33 @@ fn golden_matrix() {
     }
 }
 
+/// A result whose parts carry an audience: `annotations.audience` on their blocks on every MCP
+/// revision, `audience` in the v1 part JSON of the legacy envelope, which reads back the same.
+#[test]
+fn golden_audience() {
+    let result = audience_parts();
+    let mut snapshot = String::new();
+    for (target, phase) in renders() {
+        let output = render_with(&golden_mapper(), &result, target, phase, &ctx());
+        assert_wire_clean(target, output.json());
+        snapshot.push_str(&format!(
+            "## {}\n{}\n\n",
+            label(target, phase),
+            snapshot_entry(target, output.json())
+        ));
+        if target == Target::Legacy {
+            let parsed = toolwire_core::legacy::parse(output.json());
+            assert_eq!(parsed.parts(), result.parts());
+        }
+    }
+    let v1 = toolwire_core::v1::to_vec(&result);
+    assert_eq!(
+        toolwire_core::v1::parse(&v1).map(|r| r.parts().to_vec()),
+        Ok(result.parts().to_vec())
+    );
+    insta::assert_snapshot!("audience", snapshot);
+}
+
 fn ctx() -> RenderContext<'static> {
     RenderContext::new("result", now())
 }

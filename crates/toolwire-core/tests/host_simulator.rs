@@ -7,8 +7,8 @@ mod golden_support;
 use golden_support::*;
 use serde_json::{Value, json};
 use toolwire_core::host::{HostProfile, HostProfiles, PREVIEW_BYTES, Reads, model_view};
+use toolwire_core::{Audience, McpRevision, Part, Phase, Shape, Target, ToolOutput, ToolResult};
 use toolwire_core::{MapperConfig, OutputMapper, RenderContext, Rendered};
-use toolwire_core::{McpRevision, Part, Phase, Shape, Target, ToolOutput, ToolResult};
 
 /// One fact the model must be able to read, and the strings any of which shows it.
 struct Fact {
@@ -57,7 +57,8 @@ fn facts(result: &ToolResult) -> Vec<Fact> {
             facts.push(fact("next cursor", spellings(cursor)));
         }
     }
-    for part in result.parts() {
+    // A part for the user alone never counts toward what the model reads.
+    for part in result.parts().iter().filter(|p| p.audience().is_none_or(Audience::reaches_model)) {
         if let Part::Binary(binary) = part
             && binary.mime_type.starts_with("image/")
         {
@@ -120,13 +121,23 @@ fn render_for(result: &ToolResult, target: Target, phase: Phase, host: &HostProf
     }
 }
 
+/// A configured `both` reader that is not `generic` (Copilot CLI and JetBrains read both).
+fn both_reader() -> HostProfile {
+    HostProfile {
+        name: "both-reader".into(),
+        client_names: vec!["b".into()],
+        ..HostProfile::generic()
+    }
+}
+
 #[test]
 fn every_fact_reaches_the_model_on_every_built_in_host() {
-    let hosts = HostProfiles::builtin();
+    let mut hosts = HostProfiles::builtin();
     assert_eq!(hosts.iter().count(), 15, "every built-in profile is simulated");
+    hosts.insert(both_reader());
     for profile in hosts.iter() {
         let mut score = Score::default();
-        for (name, result) in samples() {
+        for (name, result) in samples().into_iter().chain([("audience", audience_parts())]) {
             let facts = facts(&result);
             for (target, phase) in mcp_renders() {
                 let wire = render_for(&result, target, phase, profile);
@@ -319,4 +330,112 @@ fn hosts_that_cannot_follow_links_are_told_to_call_read_result() {
         assert!(texts.contains(&expected), "{}: {texts:?}", label(target, phase));
         assert!(!stub.json().contains("resources/read"), "{}", stub.json());
     }
+}
+
+/// How often `data`'s compact JSON appears in `view`, raw or escaped inside a JSON string.
+fn copies(view: &str, data: &Value) -> usize {
+    spellings(&data.to_string())
+        .iter()
+        .map(|spelling| view.matches(spelling.as_str()).count())
+        .max()
+        .unwrap_or(0)
+}
+
+/// Each fact once (DESIGN §11): a `both` host other than `generic` reads the data once — from
+/// `structuredContent` wherever that is sent and holds it — on every revision and in both
+/// phases; the text copy becomes the summary or a pointer line. Data no longer than the pointer
+/// line (and the envelope's `null`) keeps its copy: the pointer would cost more; so does a tool's
+/// own legacy string in the compat phase, repeated byte for byte. `generic` still mirrors it.
+#[test]
+fn both_hosts_read_the_data_once() {
+    let host = both_reader();
+    let (mut checked, mut once) = (0, 0);
+    for (name, result) in samples() {
+        let Some(data) = result.data() else { continue };
+        if !result.is_success() {
+            continue;
+        }
+        for (target, phase) in mcp_renders() {
+            let label = format!("{name} {}", label(target, phase));
+            let wire = render_for(&result, target, phase, &host);
+            let view = model_view(&wire, Reads::Both);
+            let generic = value(render(&result, target, phase).json());
+            if wire.get("structuredContent").is_none() {
+                assert_eq!(wire, generic, "{label}: nothing changes without structuredContent");
+                continue;
+            }
+            checked += 1;
+            assert_eq!(copies(&model_view(&generic, Reads::Both), data), 2, "{label}");
+            assert_eq!(wire.get("structuredContent"), generic.get("structuredContent"), "{label}");
+            let pointer_cost = "null\n".len() + toolwire_core::host::DATA_POINTER.len();
+            let short = data.to_string().len() <= pointer_cost;
+            let own_envelope = phase == Phase::Compat && name == "legacy_string";
+            if (short && result.summary().is_none()) || own_envelope {
+                assert_eq!(wire, generic, "{label}: keeps its copy");
+                continue;
+            }
+            once += 1;
+            assert_eq!(copies(&view, data), 1, "{label}: {view}");
+            let texts: Vec<&str> = wire["content"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect();
+            let pointer = texts.contains(&toolwire_core::host::DATA_POINTER);
+            assert_eq!(pointer, result.summary().is_none(), "{label}: {texts:?}");
+        }
+    }
+    // 13 samples with data × 3 revisions with structuredContent × 2 phases; 5 of them
+    // (lossless_numbers, longer than the pointer, and the four with a summary) read it once,
+    // but for the legacy string in the compat phase (the tool's own string is kept).
+    assert_eq!(checked, 13 * 3 * 2);
+    assert_eq!(once, 5 * 3 * 2 - 3);
+}
+
+/// The bytes a `both` host's model reads per golden sample with data, before (the rendering
+/// every `both` profile had: `generic`'s) and after (each fact once), on 2025-11-25, in both
+/// phases; the table of `docs/hosts.md` ("Each fact once") is this test's output
+/// (`cargo test -p toolwire-core --test host_simulator model_visible -- --nocapture`).
+#[test]
+fn model_visible_bytes_of_a_both_host() {
+    let host = both_reader();
+    let generic = HostProfile::generic();
+    let target = mcp("mcp-2025-11-25");
+    let mut rows = vec![
+        "| sample | compat today | compat after | ratio | spec today | spec after | ratio |"
+            .to_owned(),
+        "|---|---:|---:|---:|---:|---:|---:|".to_owned(),
+    ];
+    let mut totals = [0usize; 4];
+    let with_data: Vec<(&str, ToolResult)> = samples()
+        .into_iter()
+        .filter(|(_, r)| r.is_success() && r.data().is_some())
+        .chain([("large (200 rows)", large())])
+        .collect();
+    for (name, result) in &with_data {
+        let mut row = format!("| {name} |");
+        for (i, phase) in [Phase::Compat, Phase::Spec].into_iter().enumerate() {
+            let before =
+                model_view(&render_for(result, target, phase, &generic), Reads::Both).len();
+            let after = model_view(&render_for(result, target, phase, &host), Reads::Both).len();
+            assert!(after <= before, "{name} {phase:?}: {after} > {before}");
+            totals[2 * i] += before;
+            totals[2 * i + 1] += after;
+            row.push_str(&format!(" {before} | {after} | {:.2} |", after as f64 / before as f64));
+        }
+        rows.push(row);
+    }
+    let ratio = |i: usize| totals[i + 1] as f64 / totals[i] as f64;
+    rows.push(format!(
+        "| **all** | {} | {} | {:.2} | {} | {} | {:.2} |",
+        totals[0],
+        totals[1],
+        ratio(0),
+        totals[2],
+        totals[3],
+        ratio(2)
+    ));
+    println!("{}", rows.join("\n"));
+    assert!(ratio(0) <= 0.6 && ratio(2) <= 0.6, "{}", rows.join("\n"));
 }

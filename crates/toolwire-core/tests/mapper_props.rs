@@ -1,7 +1,8 @@
 //! Property tests of the mapper's invariants: every output passes the wire checker, the size
 //! limit holds for every limit of at least 4 KiB, a kept output counts its exact size, the
-//! compat MCP output starts with the legacy envelope text, the legacy envelope round-trips, and
-//! nothing panics.
+//! compat MCP output starts with the legacy envelope text, the legacy envelope round-trips, a
+//! success of a tool whose `outputSchema` the client was shown carries a `structuredContent` that
+//! validates against it (strict clients), and nothing panics.
 
 mod golden_support;
 mod support;
@@ -12,9 +13,9 @@ use golden_support::{now, renders};
 use proptest::prelude::*;
 use serde_json::Value;
 use toolwire_check::wire;
-use toolwire_core::{
-    MapperConfig, OutputMapper, RenderContext, RenderError, Rendered, StoreRefusal,
-};
+use toolwire_core::host::{HostProfile, Reads};
+use toolwire_core::{MapperConfig, OutputMapper, RenderContext, RenderError, Rendered, StoreRefusal};
+use toolwire_core::{McpRevision, Shape, ToolOutput};
 use toolwire_core::{Part, Phase, Provenance, StoredLink, Target, ToolResult, legacy, v1};
 
 fn mapper_for(target: Target, limit: Option<usize>) -> OutputMapper {
@@ -53,8 +54,68 @@ fn without_payloads(mut envelope: Value) -> Value {
     envelope
 }
 
+/// A declared output: an object root, a root that takes any data (published wrapped before
+/// 2026-07-28), or the envelope shape.
+fn arb_output() -> impl Strategy<Value = ToolOutput> {
+    let any_data = serde_json::json!({"type": ["object", "array", "string", "number", "boolean"]});
+    let object = serde_json::json!({"type": "object"});
+    proptest::sample::select(vec![
+        (object.clone(), Shape::Data),
+        (any_data, Shape::Data),
+        (object, Shape::Envelope),
+    ])
+    .prop_filter_map("a declaration that compiles", |(doc, shape)| {
+        ToolOutput::from_declaration(&doc, shape).ok()
+    })
+}
+
+/// Why a strict client (the official SDKs, Cursor, Gemini CLI, ChatGPT) would fail the call
+/// `wire` of a tool whose published schema it was shown (compiled as `schema`), if it would.
+fn strict_failure(wire: &Value, schema: &jsonschema::Validator) -> Option<String> {
+    let is_error = wire.get("isError") == Some(&Value::Bool(true));
+    match wire.get("structuredContent") {
+        None if is_error => None,
+        None => Some("a success without structuredContent".into()),
+        Some(structured) => schema.validate(structured).err().map(|err| err.to_string()),
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn a_success_shown_an_output_schema_validates_against_it(
+        result in arb_padded(),
+        output in arb_output(),
+        limit in proptest::option::of(4096usize..24_000),
+        content_reader in any::<bool>(),
+    ) {
+        let host = HostProfile { name: "h".into(), reads: Reads::Content, ..HostProfile::generic() };
+        for revision in McpRevision::ALL {
+            let Some(published) = output.published(revision) else { continue };
+            let schema = jsonschema::options().offline().build(&published)
+                .map_err(|err| TestCaseError::fail(format!("{published} does not compile: {err}")))?;
+            let target = Target::Mcp(revision);
+            for phase in [Phase::Compat, Phase::Spec] {
+                let ctx = RenderContext::new("tool", now()).output(&output);
+                let ctx = if content_reader { ctx.host(&host) } else { ctx };
+                let out = match mapper_for(target, limit).render(&result, target, phase, &ctx) {
+                    Ok(Rendered::Complete(out)) => out,
+                    Ok(Rendered::NeedsOffload(needs)) => {
+                        let link = StoredLink::new("toolwire://results/r1?exp=1796032800&kid=k1&sig=c2ln");
+                        match needs.finish(link) {
+                            Ok(out) => out,
+                            Err(err) => return Err(TestCaseError::fail(format!("{err}"))),
+                        }
+                    }
+                    Err(err) => return Err(TestCaseError::fail(format!("{err}"))),
+                };
+                let wire: Value = serde_json::from_str(out.json()).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                let failure = strict_failure(&wire, &schema);
+                prop_assert!(failure.is_none(), "{} {:?}: {:?}\n{}", target, phase, failure, out.json());
+            }
+        }
+    }
 
     #[test]
     fn a_kept_output_counts_the_size_of_its_text(result in arb_padded(), (target, phase) in arb_target()) {

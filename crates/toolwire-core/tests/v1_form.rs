@@ -472,3 +472,33 @@ fn parse_any_passes_through_everything_else_unchanged() {
         assert!(parsed.is_success());
     }
 }
+
+#[test]
+fn a_part_carries_its_audience_only_when_set() {
+    use toolwire_core::Audience;
+    let result = ToolResult::builder()
+        .part(Part::text("for you").for_audience(Audience::User))
+        .part(Part::text("plain"))
+        .part(Part::resource_link("https://x/r", "r").for_audience(Audience::Both))
+        .build()
+        .unwrap_or_else(|err| panic!("{err}"));
+    let text = v1::to_string(&result);
+    assert_eq!(
+        text,
+        r#"{"format":"toolwire.result.v1","parts":[{"type":"text","text":"for you","audience":["user"]},{"type":"text","text":"plain"},{"type":"resource_link","uri":"https://x/r","name":"r","audience":["user","assistant"]}]}"#
+    );
+    let parsed = v1::parse(text.as_bytes()).unwrap_or_else(|err| panic!("{err}"));
+    assert_eq!(parsed.parts(), result.parts());
+    let read = |audience: &str| {
+        let doc = format!(
+            r#"{{"format":"toolwire.result.v1","parts":[{{"type":"text","text":"t","audience":{audience}}}]}}"#
+        );
+        v1::parse(doc.as_bytes()).map(|r| r.parts()[0].audience()).map_err(|e| e.to_string())
+    };
+    assert_eq!(read(r#"["assistant","user"]"#), Ok(Some(Audience::Both)));
+    assert_eq!(read("null"), Ok(None));
+    let refused = r#"parts[0].audience: expected a non-empty list of "user" and "assistant""#;
+    for bad in [r#"[]"#, r#"["model"]"#, r#""user""#, "[1]"] {
+        assert_eq!(read(bad), Err(refused.to_owned()), "{bad}");
+    }
+}

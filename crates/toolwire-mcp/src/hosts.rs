@@ -8,9 +8,7 @@
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
-use toolwire_core::host::{
-    HostProfile, HostProfiles, MAX_RESULT_SIZE_CHARS_KEY, READ_RESULT_TOOL, Reads,
-};
+use toolwire_core::host::{HostProfile, HostProfiles, MAX_RESULT_SIZE_CHARS_KEY, READ_RESULT_TOOL};
 use toolwire_core::revision::McpCaps;
 use toolwire_core::{
     ErrorCode, McpRevision, Part, RenderContext, Rendered, Target, Timestamp, ToolError, ToolResult,
@@ -46,7 +44,7 @@ pub(crate) fn definition_for(
     revision: McpRevision,
 ) -> rmcp::model::Tool {
     let mut tool = definition.clone();
-    if host.reads == Reads::Structured {
+    if !host.sees_output_schema() {
         tool.output_schema = None;
     }
     if let Some(chars) = max_result_chars

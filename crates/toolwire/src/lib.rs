@@ -105,6 +105,9 @@ enum Command {
     /// Audit any MCP server (a URL, or a command after `--`) at every revision it offers and
     /// for every host profile; prints a table tool × revision, exit 1 on any violation.
     Check(cmd::check::CheckArgs),
+    /// List the built-in host profiles: what each host's model reads, its cap, whether it
+    /// follows links, and the `clientInfo.name` values that select it.
+    Hosts(cmd::hosts::HostsArgs),
 }
 
 /// Runs the command line on the process's arguments and returns its exit code: 0 done, 1 a
@@ -136,6 +139,7 @@ pub fn run() -> ExitCode {
         Command::Read(args) => cmd::read::run(args),
         Command::Serve(args) => cmd::serve::run(args),
         Command::Check(args) => cmd::check::run(args),
+        Command::Hosts(args) => cmd::hosts::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -7,10 +7,10 @@ use std::borrow::Cow;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-use super::{Base64, PrefixedOne};
+use super::{Annotations, Base64, PrefixedOne, Roles};
 use crate::link::StoredLink;
 use crate::meta::{Pagination, Query};
-use crate::part::{Part, ResourceContents, ResourceLinkPart};
+use crate::part::{Audience, Part, ResourceContents, ResourceLinkPart};
 use crate::timestamp::Timestamp;
 
 /// Pagination in the form every target shares: `total`, `page`, `limit`, `nextCursor`.
@@ -53,7 +53,8 @@ impl<'a> From<&'a Query> for QueryJson<'a> {
 
 /// A resource link's members in the order MCP's `resource_link` block and the v1 part share:
 /// `uri`, `name`, `title`, `description`, `mimeType`, `size`, then `_meta` (a stored link's
-/// expiry).
+/// expiry) and, on an MCP block, `annotations` (the part's audience; the v1 part writes it as
+/// `audience` instead).
 #[non_exhaustive]
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -77,6 +78,9 @@ pub struct ResourceLink<'a> {
     /// `{"<p>/expiresAt": …}` for a stored link that expires.
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<PrefixedOne<'a, Timestamp>>,
+    /// The part's audience, on an MCP block.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
 }
 
 impl<'a> From<&'a ResourceLinkPart> for ResourceLink<'a> {
@@ -89,6 +93,7 @@ impl<'a> From<&'a ResourceLinkPart> for ResourceLink<'a> {
             mime_type: link.mime_type.as_deref(),
             size: link.size,
             meta: None,
+            annotations: None,
         }
     }
 }
@@ -118,12 +123,16 @@ impl Serialize for Parts<'_> {
     }
 }
 
-/// A part in the v1 part JSON: `type` first, then its members.
+/// A part in the v1 part JSON: `type` first, then its members, then `audience` when the part
+/// has one.
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum PartForm<'a> {
     Text {
-        text: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        text: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        audience: Option<Roles>,
     },
     #[serde(rename_all = "camelCase")]
     Binary {
@@ -132,8 +141,15 @@ enum PartForm<'a> {
         data: Option<Base64<'a>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         name: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        audience: Option<Roles>,
     },
-    ResourceLink(ResourceLink<'a>),
+    ResourceLink {
+        #[serde(flatten)]
+        link: ResourceLink<'a>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        audience: Option<Roles>,
+    },
     #[serde(rename_all = "camelCase")]
     EmbeddedResource {
         uri: &'a str,
@@ -143,22 +159,36 @@ enum PartForm<'a> {
         text: Option<&'a str>,
         #[serde(skip_serializing_if = "Option::is_none")]
         blob: Option<Base64<'a>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        audience: Option<Roles>,
     },
 }
 
 impl<'a> PartForm<'a> {
     fn new(part: &'a Part, payload: bool) -> Self {
+        let audience = part.audience().map(Roles);
+        // The compat block's envelope (no payloads) is read by models: the text of a part for
+        // the user alone stays in its own block, which hosts that honour the audience keep
+        // from the model.
+        let text_kept = payload || part.audience().is_none_or(Audience::reaches_model);
         match part {
-            Part::Text(text) => Self::Text { text: &text.text },
+            Part::Text(text) => {
+                Self::Text { text: Some(text.text.as_str()).filter(|_| text_kept), audience }
+            }
             Part::Binary(binary) => Self::Binary {
                 mime_type: &binary.mime_type,
                 data: payload.then_some(Base64(&binary.data)),
                 name: binary.name.as_deref(),
+                audience,
             },
-            Part::ResourceLink(link) => Self::ResourceLink(ResourceLink::from(link)),
+            Part::ResourceLink(link) => {
+                Self::ResourceLink { link: ResourceLink::from(link), audience }
+            }
             Part::EmbeddedResource(resource) => {
                 let (text, blob) = match &resource.contents {
-                    ResourceContents::Text(text) => (Some(text.as_str()), None),
+                    ResourceContents::Text(text) => {
+                        (Some(text.as_str()).filter(|_| text_kept), None)
+                    }
                     ResourceContents::Blob(blob) => (None, payload.then_some(Base64(blob))),
                 };
                 Self::EmbeddedResource {
@@ -166,6 +196,7 @@ impl<'a> PartForm<'a> {
                     mime_type: resource.mime_type.as_deref(),
                     text,
                     blob,
+                    audience,
                 }
             }
         }

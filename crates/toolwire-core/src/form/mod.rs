@@ -12,7 +12,7 @@ pub use envelope::{EnvelopeData, EnvelopeStructured};
 pub use members::ResourceLink;
 pub(crate) use members::{PaginationJson, Parts, QueryJson, StoredLinks};
 pub(crate) use pieces::PrefixedKey;
-pub use pieces::{Base64, EmptyObject, PartUri, PrefixedOne};
+pub use pieces::{Annotations, Base64, EmptyObject, PartUri, PrefixedOne, Roles};
 pub use read::V1Error;
 pub(crate) use read::{
     as_u64, child, object, opt_string, opt_timestamp, opt_u64, parse_pagination, parse_parts,

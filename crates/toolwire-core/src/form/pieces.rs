@@ -1,5 +1,5 @@
 //! The small pieces every wire form writes: base64, part URIs, `_meta` keys `<prefix>/<name>`,
-//! one-member `_meta` maps and the empty object.
+//! one-member `_meta` maps, a part's audience and the empty object.
 
 use std::fmt::{self, Write as _};
 
@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
 use crate::json_text::serialize_short;
+use crate::part::Audience;
 
 /// Bytes as standard base64 (with padding), the form every wire format uses; a JSON string.
 #[derive(Debug, Clone, Copy)]
@@ -89,6 +90,33 @@ impl<T: Serialize> Serialize for PrefixedOne<'_, T> {
         let mut map = serializer.serialize_map(Some(1))?;
         map.serialize_entry(&PrefixedKey(self.prefix, self.name), &self.value)?;
         map.end()
+    }
+}
+
+/// A part's audience as its list of MCP roles (`["user"]`, `["assistant"]`,
+/// `["user","assistant"]`): the v1 part's `audience` and the MCP block's
+/// `annotations.audience`.
+#[derive(Debug, Clone, Copy)]
+pub struct Roles(pub Audience);
+
+impl Serialize for Roles {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.roles())
+    }
+}
+
+/// A content block's `annotations`: `{"audience": [...]}` (the revision table has no column for
+/// it: every MCP revision's content blocks take `annotations.audience`).
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Annotations {
+    /// Who the block is for.
+    pub audience: Roles,
+}
+
+impl Annotations {
+    /// The annotations of a part with `audience`, if it has one.
+    pub(crate) fn of(audience: Option<Audience>) -> Option<Self> {
+        audience.map(|audience| Self { audience: Roles(audience) })
     }
 }
 

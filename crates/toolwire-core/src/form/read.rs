@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use crate::link::StoredLink;
 use crate::meta::{Pagination, Query};
 use crate::part::{
-    BinaryPart, EmbeddedResourcePart, Part, ResourceContents, ResourceLinkPart, TextPart,
+    Audience, BinaryPart, EmbeddedResourcePart, Part, ResourceContents, ResourceLinkPart, TextPart,
 };
 use crate::timestamp::Timestamp;
 
@@ -123,24 +123,26 @@ fn parse_part(value: &Value, path: &str) -> Result<Part, V1Error> {
         return Err(wrong(path, "a part object"));
     };
     let kind = required_string(map, "type", path)?;
+    let audience = opt_audience(map, path)?;
     match kind.as_str() {
         "text" => {
-            object(value, path, &["type", "text"])?;
-            Ok(Part::Text(TextPart { text: required_string(map, "text", path)? }))
+            object(value, path, &["type", "text", "audience"])?;
+            Ok(Part::Text(TextPart { text: required_string(map, "text", path)?, audience }))
         }
         "binary" => {
-            object(value, path, &["type", "mimeType", "data", "name"])?;
+            object(value, path, &["type", "mimeType", "data", "name", "audience"])?;
             Ok(Part::Binary(BinaryPart {
                 data: required_base64(map, "data", path)?,
                 mime_type: required_string(map, "mimeType", path)?,
                 name: opt_string(map, "name", path)?,
+                audience,
             }))
         }
         "resource_link" => {
             object(
                 value,
                 path,
-                &["type", "uri", "name", "title", "description", "mimeType", "size"],
+                &["type", "uri", "name", "title", "description", "mimeType", "size", "audience"],
             )?;
             Ok(Part::ResourceLink(ResourceLinkPart {
                 uri: required_string(map, "uri", path)?,
@@ -149,10 +151,11 @@ fn parse_part(value: &Value, path: &str) -> Result<Part, V1Error> {
                 description: opt_string(map, "description", path)?,
                 mime_type: opt_string(map, "mimeType", path)?,
                 size: opt_u64(map, "size", path)?,
+                audience,
             }))
         }
         "embedded_resource" => {
-            object(value, path, &["type", "uri", "mimeType", "text", "blob"])?;
+            object(value, path, &["type", "uri", "mimeType", "text", "blob", "audience"])?;
             let contents = match (present(map, "text"), present(map, "blob")) {
                 (Some(_), None) => ResourceContents::Text(required_string(map, "text", path)?),
                 (None, Some(_)) => ResourceContents::Blob(required_base64(map, "blob", path)?),
@@ -162,12 +165,23 @@ fn parse_part(value: &Value, path: &str) -> Result<Part, V1Error> {
                 uri: required_string(map, "uri", path)?,
                 mime_type: opt_string(map, "mimeType", path)?,
                 contents,
+                audience,
             }))
         }
         other => {
             Err(V1Error::UnknownPartType { path: child(path, "type"), found: other.to_owned() })
         }
     }
+}
+
+/// A part's `audience`: a non-empty list of `"user"` and `"assistant"`, absent or `null` when
+/// not said.
+fn opt_audience(map: &Map<String, Value>, path: &str) -> Result<Option<Audience>, V1Error> {
+    optional(map, "audience", path, "a non-empty list of \"user\" and \"assistant\"", |value| {
+        let roles = value.as_array()?;
+        let names: Option<Vec<&str>> = roles.iter().map(Value::as_str).collect();
+        Audience::from_roles(names?)
+    })
 }
 
 fn parse_stored_link(value: &Value, path: &str) -> Result<StoredLink, V1Error> {

@@ -127,7 +127,12 @@ impl<'a> Envelope<'a> {
     fn new(layout: &'a Layout<'_>, include_payloads: bool) -> Self {
         let meta = EnvelopeMeta::new(layout, include_payloads);
         match layout.result().error() {
-            None => Self::Success { success: true, data: layout.data_raw(), meta },
+            // `null` where the data goes only as `structuredContent` (a host reading both).
+            None => Self::Success {
+                success: true,
+                data: layout.data_raw().filter(|_| !layout.data_elsewhere()),
+                meta,
+            },
             Some(error) => Self::Failure {
                 success: false,
                 error: &error.message,

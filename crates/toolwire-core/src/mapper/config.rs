@@ -169,6 +169,16 @@ impl<'a> RenderContext<'a> {
         self.host.is_some_and(|h| h.reads == Reads::Structured)
     }
 
+    /// Whether the host is shown the tool's `outputSchema` (the `generic` rendering is).
+    pub(super) fn host_sees_output_schema(&self) -> bool {
+        self.host.is_none_or(HostProfile::sees_output_schema)
+    }
+
+    /// Whether the host reads the data once, from `structuredContent` when it is sent.
+    pub(super) fn reads_each_fact_once(&self) -> bool {
+        self.host.is_some_and(HostProfile::reads_each_fact_once)
+    }
+
     /// Whether the host can follow links.
     pub(super) fn reads_links(&self) -> bool {
         self.host.is_none_or(|h| h.reads_links)

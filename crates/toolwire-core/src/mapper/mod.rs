@@ -32,7 +32,7 @@ use crate::json_text::to_json_string;
 use crate::layout::{Layout, Plan};
 use crate::lower::mcp::McpOutput;
 use crate::lower::{a2a, legacy, mcp};
-use crate::result::ToolResult;
+use crate::result::{Provenance, ToolResult};
 use crate::revision::McpCaps;
 use crate::schema::{ValidationMode, Violation};
 use crate::target::{McpRevision, Phase, Target};
@@ -339,6 +339,25 @@ impl OutputMapper {
         if omit_structured || (ctx.structured_reader() && !host::is_data_alone(&result)) {
             plan.without_structured();
         }
+        // A `both` host other than `generic` reads the data once: from `structuredContent`, when
+        // that is sent and holds it (DESIGN §11, "each fact once"), and when what stands for the
+        // text copy is shorter in both phases: the envelope's `null` beside a summary, else that
+        // and the pointer line on a line of its own.
+        let stand_in = match result.summary() {
+            Some(_) => "null".len(),
+            None => "null\n".len() + host::DATA_POINTER.len(),
+        };
+        // A tool's own legacy string stays the compat block byte for byte.
+        let own_envelope =
+            phase == Phase::Compat && matches!(result.provenance(), Provenance::LegacyEnvelope(_));
+        if let Target::Mcp(revision) = target
+            && ctx.reads_each_fact_once()
+            && !own_envelope
+            && result.data_json().is_some_and(|data| data.len() > stand_in)
+            && mcp::structured_holds_data(Layout::new(&result, &plan), revision)
+        {
+            plan.data_in_structured();
+        }
         let ids = Ids {
             tool_name: ctx.tool_name,
             task_id: ctx.task_id,
@@ -387,9 +406,8 @@ impl OutputMapper {
                 typed: typed.is_some(),
                 config: self.config.clone(),
                 declared,
-                // No outputSchema is published to a structured reader.
                 publishes_schema: ctx.output.is_some_and(|o| o.declared().is_some())
-                    && !ctx.structured_reader(),
+                    && ctx.host_sees_output_schema(),
                 tool_name: ctx.tool_name.to_owned(),
                 task_id: ctx.task_id.to_owned(),
                 context_id: ctx.context_id.to_owned(),

@@ -10,6 +10,10 @@
 //! error next to non-null data, an unknown key, a value of the wrong type, malformed base64 —
 //! and names the JSON path of the problem. Extension namespaces and keys are taken as written:
 //! the form carries what a forgiving parser kept (the `legacy` namespace included).
+//!
+//! Grown by adding: every part may carry `"audience"`, a non-empty list of `"user"` and
+//! `"assistant"` written after the part's other members and only when set, so documents
+//! written before it read the same.
 
 mod read;
 mod write;

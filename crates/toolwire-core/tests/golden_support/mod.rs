@@ -211,6 +211,27 @@ pub(crate) fn mixed_parts() -> ToolResult {
     )
 }
 
+/// Parts for the user alone, the model alone and both (`annotations.audience`).
+pub(crate) fn audience_parts() -> ToolResult {
+    use toolwire_core::Audience;
+    build(
+        ToolResult::builder()
+            .data(json!({"id": 7, "chart": "ready"}))
+            .summary("Chart of product 7")
+            .part(Part::text("Shown to the user only").for_audience(Audience::User))
+            .part(Part::named_binary(PNG, "image/png", "chart.png").for_audience(Audience::User))
+            .part(Part::text("For the model: prices rose 4 %").for_audience(Audience::Assistant))
+            .part(
+                Part::resource_link("https://example.com/r.csv", "r.csv")
+                    .for_audience(Audience::Both),
+            )
+            .part(
+                Part::embedded_text("file:///notes.txt", None, "user notes")
+                    .for_audience(Audience::User),
+            ),
+    )
+}
+
 /// A result well over 4 KiB.
 pub(crate) fn large() -> ToolResult {
     let rows: Vec<Value> =

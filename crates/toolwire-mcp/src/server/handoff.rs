@@ -1,11 +1,12 @@
 //! The hand-off of a rendered result to rmcp's types, field by field, with nothing parsed back.
 
 use rmcp::model::{
-    CallToolResponse, CallToolResult, InputRequiredResult, MetaObject, ResourceContents, ResultType,
+    CallToolResponse, CallToolResult, InputRequiredResult, MetaObject, ResourceContents,
+    ResultType, Role,
 };
 use serde_json::Value;
 use toolwire_core::Output;
-use toolwire_core::mcp::{ContentBlock, McpResult};
+use toolwire_core::mcp::{Annotations, ContentBlock, McpResult};
 
 /// The one hand-off of a rendered `tools/call` result to rmcp: the mapper's typed MCP result
 /// (an output of [`OutputMapper::render_owned`]) mapped field by field to rmcp's types, with
@@ -55,17 +56,25 @@ fn meta_object(meta: &impl serde::Serialize) -> Result<MetaObject, String> {
 
 /// One typed content block as rmcp's.
 fn content_block(block: ContentBlock<'_>) -> Result<rmcp::model::ContentBlock, String> {
-    use rmcp::model::{AudioContent, ContentBlock as Block, EmbeddedResource, ImageContent};
+    use rmcp::model::{
+        AudioContent, ContentBlock as Block, EmbeddedResource, ImageContent, TextContent,
+    };
     Ok(match block {
-        ContentBlock::Text { text } => Block::text(text.into_string()),
+        ContentBlock::Text { text, annotations } => {
+            let mut content = TextContent::new(text.into_string());
+            content.annotations = annotations.map(rmcp_annotations);
+            Block::Text(content)
+        }
         ContentBlock::Image(media) => {
             let mut image = ImageContent::new(media.data.to_string(), media.mime_type);
             image.meta = media.meta.as_ref().map(meta_object).transpose()?;
+            image.annotations = media.annotations.map(rmcp_annotations);
             Block::Image(image)
         }
         ContentBlock::Audio(media) => {
             let mut audio = AudioContent::new(media.data.to_string(), media.mime_type);
             audio.meta = media.meta.as_ref().map(meta_object).transpose()?;
+            audio.annotations = media.annotations.map(rmcp_annotations);
             Block::Audio(audio)
         }
         ContentBlock::Resource(embedded) => {
@@ -88,6 +97,7 @@ fn content_block(block: ContentBlock<'_>) -> Result<rmcp::model::ContentBlock, S
             };
             let mut resource = EmbeddedResource::new(resource);
             resource.meta = embedded.meta.as_ref().map(meta_object).transpose()?;
+            resource.annotations = embedded.annotations.map(rmcp_annotations);
             Block::Resource(resource)
         }
         ContentBlock::ResourceLink(link) => {
@@ -97,9 +107,22 @@ fn content_block(block: ContentBlock<'_>) -> Result<rmcp::model::ContentBlock, S
             resource.mime_type = link.mime_type.map(str::to_owned);
             resource.size = link.size;
             resource.meta = link.meta.as_ref().map(meta_object).transpose()?;
+            resource.annotations = link.annotations.map(rmcp_annotations);
             Block::ResourceLink(resource)
         }
     })
+}
+
+/// A part's audience as rmcp's block annotations.
+fn rmcp_annotations(annotations: Annotations) -> rmcp::model::Annotations {
+    let roles = annotations
+        .audience
+        .0
+        .roles()
+        .iter()
+        .map(|role| if *role == "user" { Role::User } else { Role::Assistant })
+        .collect();
+    rmcp::model::Annotations::default().with_audience(roles)
 }
 
 #[cfg(test)]
@@ -107,8 +130,8 @@ mod tests {
     use serde_json::json;
     use toolwire_core::input::{InputRequired, confirm_request};
     use toolwire_core::{
-        McpRevision, OutputMapper, Part, Phase, RenderContext, Rendered, ResourceLinkPart,
-        StoredLink, Target, Timestamp, ToolError, ToolResult, ToolResultBuilder,
+        Audience, McpRevision, OutputMapper, Part, Phase, RenderContext, Rendered,
+        ResourceLinkPart, StoredLink, Target, Timestamp, ToolError, ToolResult, ToolResultBuilder,
     };
 
     use super::*;
@@ -145,6 +168,19 @@ mod tests {
                     ))
                     .part(Part::embedded_text("file:///n.txt", None, "notes"))
                     .part(Part::embedded_blob("file:///a.bin", None, vec![0, 1]))
+                    .part(Part::text("For you").for_audience(Audience::User))
+                    .part(
+                        Part::binary(b"\x89PNG".to_vec(), "image/png").for_audience(Audience::User),
+                    )
+                    .part(Part::binary(b"ID3".to_vec(), "audio/mpeg").for_audience(Audience::Both))
+                    .part(
+                        Part::embedded_text("file:///m.txt", None, "m")
+                            .for_audience(Audience::Assistant),
+                    )
+                    .part(
+                        Part::resource_link("https://example.com/s", "s")
+                            .for_audience(Audience::User),
+                    )
                     .stored_link(StoredLink::new("toolwire://results/abc").size(99).expires_at(at)),
             ),
             ToolResult::input_required(

@@ -1,6 +1,7 @@
 //! One module per command; each returns `Ok(())` or a [`Failure`] with its exit code.
 
 pub(crate) mod check;
+pub(crate) mod hosts;
 pub(crate) mod names;
 pub(crate) mod parse;
 pub(crate) mod read;

@@ -5,6 +5,7 @@
 #[path = "../support/cli.rs"]
 mod support;
 
+mod hosts;
 mod input_limit;
 mod parse;
 mod read;

@@ -12,7 +12,7 @@ use super::shapes::{
     StructuredContent, Text, TextKind,
 };
 use crate::data::Data;
-use crate::form::{Base64, EnvelopeStructured, PartUri, PrefixedOne, ResourceLink};
+use crate::form::{Annotations, Base64, EnvelopeStructured, PartUri, PrefixedOne, ResourceLink};
 use crate::identity::Names;
 use crate::input::InputRequests;
 use crate::json_text::to_json_string;
@@ -105,7 +105,7 @@ fn result_meta<'a>(
 }
 
 fn text<'a>(text: impl Into<Cow<'a, str>>) -> ContentBlock<'a> {
-    ContentBlock::Text { text: Text::from(text.into()) }
+    ContentBlock::Text { text: Text::from(text.into()), annotations: None }
 }
 
 fn push_block<'a>(
@@ -116,11 +116,25 @@ fn push_block<'a>(
     settings: &McpSettings<'a>,
 ) {
     let result = layout.result();
+    // Where the data goes only as `structuredContent`, its text copy is left out and the
+    // summary, or a pointer line, stands for it.
+    let pointer = layout.data_elsewhere() && result.summary().is_none();
     let block = match block {
+        Block::Envelope if layout.data_elsewhere() => {
+            let envelope = Text(TextKind::Envelope(legacy::EnvelopeText(layout)));
+            content.push(ContentBlock::Text { text: envelope, annotations: None });
+            if pointer {
+                content.push(text(crate::host::DATA_POINTER));
+            }
+            return;
+        }
+        Block::Data if pointer => text(crate::host::DATA_POINTER),
+        Block::Data if layout.data_elsewhere() => return,
         Block::Envelope => match result.provenance() {
             Provenance::LegacyEnvelope(raw) => text(raw.as_str()),
             _ => {
-                ContentBlock::Text { text: Text(TextKind::Envelope(legacy::EnvelopeText(layout))) }
+                let envelope = Text(TextKind::Envelope(legacy::EnvelopeText(layout)));
+                ContentBlock::Text { text: envelope, annotations: None }
             }
         },
         Block::Passthrough => text(layout.passthrough().unwrap_or_default()),
@@ -167,14 +181,21 @@ fn part_block<'a>(
     caps: McpCaps,
     prefix: &'a str,
 ) -> ContentBlock<'a> {
+    // Every revision's content blocks take `annotations.audience` (2024-11-05 included), so the
+    // revision table has no column for it.
+    let annotations = Annotations::of(part.audience());
     match part {
-        Part::Text(part) => text(part.text.as_str()),
-        Part::Binary(binary) => binary_block(index, binary, caps, prefix),
-        Part::ResourceLink(link) if caps.resource_link => {
-            ContentBlock::ResourceLink(ResourceLink::from(link))
+        Part::Text(part) => {
+            ContentBlock::Text { text: Text::from(part.text.as_str()), annotations }
         }
-        Part::ResourceLink(link) => text(resource_link_text(link)),
-        Part::EmbeddedResource(resource) => embedded_block(resource),
+        Part::Binary(binary) => binary_block(index, binary, caps, prefix, annotations),
+        Part::ResourceLink(link) if caps.resource_link => {
+            ContentBlock::ResourceLink(ResourceLink { annotations, ..ResourceLink::from(link) })
+        }
+        Part::ResourceLink(link) => {
+            ContentBlock::Text { text: Text::from(resource_link_text(link)), annotations }
+        }
+        Part::EmbeddedResource(resource) => embedded_block(resource, annotations),
     }
 }
 
@@ -189,6 +210,7 @@ fn binary_block<'a>(
     binary: &'a BinaryPart,
     caps: McpCaps,
     prefix: &'a str,
+    annotations: Option<Annotations>,
 ) -> ContentBlock<'a> {
     let mime = binary.mime_type.as_str();
     let meta = binary.name.as_deref().filter(|_| caps.block_meta).map(|name| PrefixedOne {
@@ -196,7 +218,7 @@ fn binary_block<'a>(
         name: "name",
         value: name,
     });
-    let media = || MediaContent { data: Base64(&binary.data), mime_type: mime, meta };
+    let media = || MediaContent { data: Base64(&binary.data), mime_type: mime, meta, annotations };
     if has_major_type(mime, "image") {
         ContentBlock::Image(media())
     } else if has_major_type(mime, "audio") && caps.audio {
@@ -212,11 +234,15 @@ fn binary_block<'a>(
                 blob: Some(Base64(&binary.data)),
             },
             meta,
+            annotations,
         })
     }
 }
 
-fn embedded_block(resource: &EmbeddedResourcePart) -> ContentBlock<'_> {
+fn embedded_block(
+    resource: &EmbeddedResourcePart,
+    annotations: Option<Annotations>,
+) -> ContentBlock<'_> {
     let (text, blob) = match &resource.contents {
         ResourceContents::Text(text) => (Some(text.as_str()), None),
         ResourceContents::Blob(blob) => (None, Some(Base64(blob))),
@@ -229,6 +255,7 @@ fn embedded_block(resource: &EmbeddedResourcePart) -> ContentBlock<'_> {
             blob,
         },
         meta: None,
+        annotations,
     })
 }
 
@@ -257,6 +284,7 @@ fn push_stored_link<'a>(
             name: "expiresAt",
             value: at,
         }),
+        annotations: None,
     }));
 }
 
@@ -292,6 +320,20 @@ fn structured<'a>(layout: Layout<'a>, caps: McpCaps) -> Option<StructuredContent
             layout.input_schema(),
         ))),
     }
+}
+
+/// Whether `layout`'s `structuredContent` on `revision` is sent and holds the data (as it is,
+/// wrapped, or as the envelope's `data`).
+pub(crate) fn structured_holds_data(layout: Layout<'_>, revision: McpRevision) -> bool {
+    layout.data_raw().is_some()
+        && matches!(
+            structured(layout, McpCaps::of(revision)),
+            Some(
+                StructuredContent::Data(_)
+                    | StructuredContent::Wrapped(_)
+                    | StructuredContent::Envelope(_)
+            )
+        )
 }
 
 /// `Resource <title or name>: <uri> (<mime>, <size> bytes) — <description>`, absent items left

@@ -21,7 +21,7 @@ mod lowering;
 mod output;
 mod shapes;
 
-pub(crate) use lowering::{McpSettings, lower};
+pub(crate) use lowering::{McpSettings, lower, structured_holds_data};
 pub use output::McpOutput;
 pub use shapes::{
     CallToolResult, ContentBlock, EmbeddedContents, EmbeddedResource, InputRequiredResult,

@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::error::ToolError;
-use crate::form::{Base64, EnvelopeStructured, PartUri, PrefixedOne, ResourceLink};
+use crate::form::{Annotations, Base64, EnvelopeStructured, PartUri, PrefixedOne, ResourceLink};
 use crate::input::InputRequests;
 use crate::json_text::{escaped_len, json_len};
 use crate::lower::{PrefixedMeta, legacy};
@@ -74,7 +74,7 @@ impl<'a> McpResult<'a> {
         let mut written = None;
         if let Self::Complete(result) = &mut self {
             for block in &mut result.content {
-                if let ContentBlock::Text { text } = block
+                if let ContentBlock::Text { text, .. } = block
                     && let TextKind::Envelope(envelope) = text.0
                 {
                     if envelope.is_small() {
@@ -96,7 +96,7 @@ impl<'a> McpResult<'a> {
     pub(super) fn with_envelope(mut self, text: &'a str) -> Self {
         if let Self::Complete(result) = &mut self {
             for block in &mut result.content {
-                if let ContentBlock::Text { text: kept } = block
+                if let ContentBlock::Text { text: kept, .. } = block
                     && let TextKind::Envelope(_) = kept.0
                 {
                     *kept = Text::from(text);
@@ -141,6 +141,9 @@ pub enum ContentBlock<'a> {
     Text {
         /// The text.
         text: Text<'a>,
+        /// The part's audience (a text part or the text fallback of a resource link).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        annotations: Option<Annotations>,
     },
     /// An image block.
     Image(MediaContent<'a>),
@@ -210,6 +213,9 @@ pub struct MediaContent<'a> {
     /// `{"<p>/name": …}` for a named part, where blocks carry `_meta`.
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<PrefixedOne<'a, &'a str>>,
+    /// The part's audience.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
 }
 
 /// An embedded resource block.
@@ -221,6 +227,9 @@ pub struct EmbeddedResource<'a> {
     /// `{"<p>/name": …}` for a named binary part, where blocks carry `_meta`.
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     pub meta: Option<PrefixedOne<'a, &'a str>>,
+    /// The part's audience.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Annotations>,
 }
 
 /// The contents of an embedded resource: `uri`, `mimeType`, then `text` or `blob`.

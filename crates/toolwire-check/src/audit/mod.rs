@@ -62,8 +62,8 @@ pub enum Severity {
 
 impl Severity {
     /// The weight of a finding of `check`, where the check alone decides it; the checks whose
-    /// findings differ (`wire-contract`, `output-schema`, `outcome`) grade each one where it is
-    /// made.
+    /// findings differ (`wire-contract`, `output-schema`, `portability`, `outcome`) grade each
+    /// one where it is made.
     pub fn of(check: &str) -> Self {
         match check {
             // A model without a description guesses; a refused argument as a JSON-RPC error

@@ -112,7 +112,8 @@ fn strict_client(
     let Some(first) = violations.first() else {
         return;
     };
-    // A schema that does not compile is the definition's finding, not the result's.
+    // A schema that does not compile says nothing about the result: it stays an outputSchema
+    // finding, and no strict client gets as far as checking.
     if first.path.is_empty() {
         out.push(context.finding("output-schema", "", first.message.clone()));
         return;

@@ -247,13 +247,13 @@ def check_dry_run(binary: str, url: str, revision: str) -> list[str]:
 
 
 def run_check(binary: str, url: str, tmp: Path, prefix: str) -> str | None:
-    """`toolwire check` of the endpoint, writes allowed; its report when it is not clean. Its own
-    generated calls (a minimal one, one missing a required argument) for every tool but two whose
-    defaults fetch a file from GitHub or wait 10 s."""
+    """`toolwire check --strict` of the endpoint, writes allowed; its report when it is not clean
+    (an error or a warning). Its own generated calls (a minimal one, one missing a required
+    argument) for every tool but two whose defaults fetch a file from GitHub or wait 10 s."""
     slow = {"gzip-file-as-resource", "trigger-long-running-operation"}
     cases = [{"tool": prefix + c.tool, "arguments": c.arguments} for c in CASES["everything"] if c.tool in slow]
     (tmp / "cases.json").write_text(json.dumps(cases))
-    check = subprocess.run([binary, "check", "--token", ALICE, "--allow-writes", "--cases", str(tmp / "cases.json"),
+    check = subprocess.run([binary, "check", "--strict", "--token", ALICE, "--allow-writes", "--cases", str(tmp / "cases.json"),
                             url], capture_output=True, text=True, timeout=900)
     print("  " + (check.stdout.strip().splitlines() or ["(no report)"])[-1])
     return None if check.returncode == 0 else f"exit {check.returncode}\n{check.stdout}{check.stderr}"

@@ -124,6 +124,10 @@ impl Findings<'_> {
         self.out.push(Finding::tool(self.revision, self.tool, check, at, message));
     }
 
+    fn warn(&mut self, check: &'static str, at: String, message: String) {
+        self.out.push(Finding::tool(self.revision, self.tool, check, at, message).warning());
+    }
+
     /// Whether the official schema already reported something at or below `at`.
     fn official_at(&self, at: &str) -> bool {
         self.out.iter().any(|f| {
@@ -197,14 +201,20 @@ fn output_schema(revision: McpRevision, raw: &Value, at: &str, found: &mut Findi
         return;
     }
     match McpCaps::of(revision).structured_content {
+        // A field the revision does not define: its clients ignore it.
         StructuredCap::Never => {
-            found.push(
-                "output-schema",
-                at,
-                format!(
-                    "`outputSchema` does not exist in {} (it arrives in 2025-06-18); a client of this revision has no structuredContent to check it against",
-                    revision.as_str()
-                ),
+            found.out.push(
+                Finding::tool(
+                    revision,
+                    found.tool,
+                    "output-schema",
+                    at,
+                    format!(
+                        "`outputSchema` does not exist in {} (it arrives in 2025-06-18); clients ignore a field their revision does not define",
+                        revision.as_str()
+                    ),
+                )
+                .warning(),
             );
             return;
         }
@@ -230,6 +240,8 @@ fn output_schema(revision: McpRevision, raw: &Value, at: &str, found: &mut Findi
 
 /// Boolean sub-schemas, remote `$ref`s and type unions anywhere in `schema`: valid JSON Schema
 /// that strict clients (the Inspector's `--strict`, model providers' tool converters) refuse.
+/// Graded as the Inspector grades them: a boolean sub-schema is an error, the other two are
+/// warnings (a client may drop the constraint rather than the tool).
 fn portability(schema: &Value, at: &str, found: &mut Findings<'_>) {
     let Value::Object(fields) = schema else {
         return;
@@ -237,7 +249,7 @@ fn portability(schema: &Value, at: &str, found: &mut Findings<'_>) {
     if let Some(Value::String(reference)) = fields.get("$ref")
         && !reference.starts_with('#')
     {
-        found.push(
+        found.warn(
             "portability",
             format!("{at}/$ref"),
             format!("`$ref` to `{reference}` points outside the schema; clients never fetch it"),
@@ -248,7 +260,7 @@ fn portability(schema: &Value, at: &str, found: &mut Findings<'_>) {
         && types.iter().filter(|t| t.as_str() != Some("null")).count() > 1
     {
         let shown: Vec<String> = types.iter().map(ToString::to_string).collect();
-        found.push(
+        found.warn(
             "portability",
             format!("{at}/type"),
             format!(

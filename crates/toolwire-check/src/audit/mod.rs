@@ -49,9 +49,46 @@ pub const fn rules(revision: McpRevision) -> Rules {
     }
 }
 
+/// What a finding weighs, by what it breaks (the grading table of `docs/check.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// A real client fails the call (or the listing), or a host's model loses a fact.
+    Error,
+    /// Nothing fails and nothing is lost: a field the revision does not define (its clients
+    /// ignore it), a rule of toolwire's own contract, advice.
+    Warning,
+}
+
+impl Severity {
+    /// The weight of a finding of `check`, where the check alone decides it; the checks whose
+    /// findings differ (`wire-contract`, `output-schema`, `portability`, `outcome`) grade each
+    /// one where it is made.
+    pub fn of(check: &str) -> Self {
+        match check {
+            // A model without a description guesses; a refused argument as a JSON-RPC error
+            // still fails the call (the revision only says it should be a result the model
+            // reads); a result over toolwire's own limit is cut only by hosts with a cap, which
+            // `host-cap` reports.
+            "description" | "argument-error" | "size" => Self::Warning,
+            _ => Self::Error,
+        }
+    }
+
+    /// How it is written: `error` or `warning`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Error => "error",
+            Self::Warning => "warning",
+        }
+    }
+}
+
 /// One thing the server got wrong, where, and at which revision.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
+    /// What it breaks.
+    pub severity: Severity,
     /// The revision it was seen at.
     pub revision: &'static str,
     /// The tool, when it concerns one.
@@ -78,6 +115,7 @@ impl Finding {
         message: impl Into<String>,
     ) -> Self {
         Self {
+            severity: Severity::of(check),
             revision: revision.as_str(),
             tool: None,
             check,
@@ -96,6 +134,12 @@ impl Finding {
         message: impl Into<String>,
     ) -> Self {
         Self { tool: Some(tool.to_owned()), ..Self::revision(revision, check, at, message) }
+    }
+
+    /// The same finding graded a warning: nothing fails, nothing is lost.
+    #[must_use]
+    pub fn warning(self) -> Self {
+        Self { severity: Severity::Warning, ..self }
     }
 }
 

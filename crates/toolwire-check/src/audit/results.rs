@@ -66,33 +66,77 @@ pub fn check(context: &Context<'_>, answer: &Answer) -> Vec<Finding> {
     let with_schema = wire::check_with_schema(target, &text, schema);
     // `check` appends the contract to the official violations, and `check_with_schema` the
     // outputSchema ones to both, so the tails are each part's own.
-    let parts: [(&'static str, &[WireViolation]); 3] = [
-        ("official-schema", &official),
-        ("wire-contract", valid.get(official.len()..).unwrap_or_default()),
-        ("output-schema", with_schema.get(valid.len()..).unwrap_or_default()),
-    ];
-    for (check, violations) in parts {
-        for violation in violations {
-            out.push(context.finding(check, &location(violation), violation.message.clone()));
-        }
+    for violation in &official {
+        out.push(context.finding(
+            "official-schema",
+            &location(violation),
+            violation.message.clone(),
+        ));
     }
+    for violation in valid.get(official.len()..).unwrap_or_default() {
+        let finding =
+            context.finding("wire-contract", &location(violation), violation.message.clone());
+        out.push(if wire::contract_tolerated(violation) { finding.warning() } else { finding });
+    }
+    strict_client(context, result, with_schema.get(valid.len()..).unwrap_or_default(), &mut out);
     text_mirror(context, result, &mut out);
-    let over = text.len() > DEFAULT_LIMIT;
-    if over {
+    if text.len() > DEFAULT_LIMIT {
         out.push(context.finding(
             "size",
             "",
             format!(
-                "{} bytes, over the {DEFAULT_LIMIT}-byte limit of mcp-{}; store it and send a resource_link",
+                "{} bytes, over toolwire's {DEFAULT_LIMIT}-byte limit for a result; store it and send a resource_link",
                 text.len(),
-                context.revision.as_str()
             ),
         ));
     }
     if let Some(host) = context.host {
-        host_view(context, host, result, over, &mut out);
+        host_view(context, host, result, &mut out);
     }
     out
+}
+
+/// Who fails a call whose `structuredContent` is missing or breaks the published outputSchema:
+/// their client-side check throws, and the whole call is lost.
+const STRICT_CLIENTS: &str =
+    "strict clients (Cursor, Gemini CLI, ChatGPT, the official SDKs' clients) would fail this call";
+
+/// The result against the tool's published outputSchema (`violations`, from
+/// `wire::check_with_schema`), as one finding per call: what strict clients do with it.
+fn strict_client(
+    context: &Context<'_>,
+    result: &Value,
+    violations: &[WireViolation],
+    out: &mut Vec<Finding>,
+) {
+    let Some(first) = violations.first() else {
+        return;
+    };
+    // A schema that does not compile says nothing about the result: it stays an outputSchema
+    // finding, and no strict client gets as far as checking.
+    if first.path.is_empty() {
+        out.push(context.finding("output-schema", "", first.message.clone()));
+        return;
+    }
+    let failed = result.get("isError") == Some(&Value::Bool(true));
+    let message = if result.get("structuredContent").is_none() {
+        format!(
+            "a success without `structuredContent` from a tool that publishes an outputSchema: {STRICT_CLIENTS}"
+        )
+    } else {
+        let reason = first.message.trim_end_matches(" (published outputSchema)");
+        let more = match violations.len() {
+            1 => String::new(),
+            n => format!(" (and {} more)", n - 1),
+        };
+        let who = if failed {
+            "the official TypeScript SDK 1.x client checks it on failures too and would fail this call"
+        } else {
+            STRICT_CLIENTS
+        };
+        format!("`structuredContent` breaks the published outputSchema: {reason}{more}; {who}")
+    };
+    out.push(context.finding("strict-client", &location(first), message));
 }
 
 /// A JSON-RPC error where a result was due.
@@ -104,7 +148,7 @@ fn rpc_error(context: &Context<'_>, answer: &Answer, out: &mut Vec<Finding>) {
                 "argument-error",
                 "",
                 format!(
-                    "a call without the required argument `{missing}` was answered with JSON-RPC error {error}; from 2025-11-25 on it is an `isError` result the model can read and correct"
+                    "a call without the required argument `{missing}` was answered with JSON-RPC error {error}; this revision wants an `isError` result the model can read and correct"
                 ),
             ));
         }
@@ -125,17 +169,30 @@ fn rpc_error(context: &Context<'_>, answer: &Answer, out: &mut Vec<Finding>) {
 /// The result against the case's expected outcome.
 fn outcome(context: &Context<'_>, result: &Value, out: &mut Vec<Finding>) {
     let failed = result.get("isError") == Some(&Value::Bool(true));
-    let message = match (&context.case.expect, failed) {
-        (Expect::Success, true) => {
-            format!("expected a success, got an `isError` result: {}", quote(&first_text(result)))
-        }
-        (Expect::Error, false) => "expected an `isError` result, got a success".to_owned(),
-        (Expect::ArgumentError { missing }, false) => format!(
-            "a call without the required argument `{missing}` succeeded; the tool does not check its input"
+    let finding = match (&context.case.expect, failed) {
+        (Expect::Success, true) => context.finding(
+            "outcome",
+            "/isError",
+            format!("expected a success, got an `isError` result: {}", quote(&first_text(result))),
         ),
+        (Expect::Error, false) => context.finding(
+            "outcome",
+            "/isError",
+            "expected an `isError` result, got a success",
+        ),
+        // No client fails on it: the tool trusts its input, which a generated case only hints at.
+        (Expect::ArgumentError { missing }, false) => context
+            .finding(
+                "outcome",
+                "/isError",
+                format!(
+                    "a call without the required argument `{missing}` succeeded; the tool does not check its input"
+                ),
+            )
+            .warning(),
         _ => return,
     };
-    out.push(context.finding("outcome", "/isError", message));
+    out.push(finding);
 }
 
 fn first_text(result: &Value) -> String {
@@ -175,16 +232,9 @@ fn text_mirror(context: &Context<'_>, result: &Value, out: &mut Vec<Finding>) {
 }
 
 /// The host's cap, and what a structured reader would not show the model.
-fn host_view(
-    context: &Context<'_>,
-    host: &HostProfile,
-    result: &Value,
-    over: bool,
-    out: &mut Vec<Finding>,
-) {
+fn host_view(context: &Context<'_>, host: &HostProfile, result: &Value, out: &mut Vec<Finding>) {
     let view = model_view(result, host.reads);
     if let Some(cap) = host.max_result_bytes
-        && !over
         && view.len() > cap
     {
         out.push(context.finding(
@@ -313,6 +363,7 @@ fn shown_list(items: &[String]) -> String {
 mod tests {
     use serde_json::json;
 
+    use super::super::Severity;
     use super::*;
 
     fn tool(output_schema: Option<Value>) -> ToolDef {
@@ -333,6 +384,31 @@ mod tests {
         let context = Context { revision, tool, case: &case, host };
         let answer = Answer { message: json!({"jsonrpc": "2.0", "id": 1, "result": result}) };
         check(&context, &answer).into_iter().map(|f| (f.check, f.at)).collect()
+    }
+
+    #[test]
+    fn what_a_client_reads_past_is_a_warning_and_what_it_cannot_read_an_error() {
+        let case = Case { label: "minimal".to_owned(), arguments: None, expect: Expect::Any };
+        let tool = tool(None);
+        let context =
+            Context { revision: McpRevision::V2024_11_05, tool: &tool, case: &case, host: None };
+        let result = json!({"content": [{"type": "text", "text": "{\"n\":3}", "extra": 1},
+                                        {"type": "resource_link", "uri": "file:///a", "name": "a"}],
+                            "structuredContent": {"n": 3}, "isError": false});
+        let answer = Answer { message: json!({"jsonrpc": "2.0", "id": 1, "result": result}) };
+        let graded: Vec<(Severity, &str, String)> =
+            check(&context, &answer).into_iter().map(|f| (f.severity, f.check, f.at)).collect();
+        let at = |path: &str| format!("tools/call minimal {path}");
+        assert_eq!(
+            graded,
+            vec![
+                (Severity::Error, "official-schema", at("/content/1")),
+                (Severity::Warning, "wire-contract", at("/structuredContent")),
+                (Severity::Warning, "wire-contract", at("/isError")),
+                (Severity::Warning, "wire-contract", at("/content/0/extra")),
+                (Severity::Error, "wire-contract", at("/content/1/type")),
+            ]
+        );
     }
 
     #[test]

@@ -106,6 +106,26 @@ fn result_meta_exempt(caps: &McpCaps, key: &str) -> bool {
     }
 }
 
+/// How an undefined field is reported: "`key` of what {UNDEFINED} revision (it arrives in …)".
+const UNDEFINED: &str = "does not exist in";
+/// How an unknown key is reported: "`key` {UNKNOWN} what".
+const UNKNOWN: &str = "is not a field of";
+/// How an `isError: false` is reported.
+const IS_ERROR_FALSE: &str =
+    "`isError` is `true` on a failure and absent on a success, never `false`";
+
+/// Whether a client of the revision reads past `violation`, one of [`mcp_violations`]: a field
+/// the revision does not define or a key no revision defines (the official schemas allow unknown
+/// keys, and clients ignore them), `isError: false` (optional in every revision), a `_meta` key
+/// outside the grammar. A block type the revision lacks and a wrong shape are not: a client
+/// fails to read them.
+pub(crate) fn tolerated(violation: &WireViolation) -> bool {
+    let message = violation.message.as_str();
+    let undefined_field = message.contains("` of ") && message.contains(UNDEFINED);
+    let meta_key = violation.path.contains("/_meta/");
+    undefined_field || message.contains(UNKNOWN) || message == IS_ERROR_FALSE || meta_key
+}
+
 /// Appends every contract violation of the `CallToolResult` `value` for `revision`.
 pub(crate) fn mcp_violations(revision: McpRevision, value: &Value, out: &mut Vec<WireViolation>) {
     let Some(result) = value.as_object() else {
@@ -131,10 +151,7 @@ pub(crate) fn mcp_violations(revision: McpRevision, value: &Value, out: &mut Vec
     }
 
     if result.get("isError") == Some(&Value::Bool(false)) {
-        out.push(WireViolation::new(
-            "/isError",
-            "`isError` is `true` on a failure and absent on a success, never `false`",
-        ));
+        out.push(WireViolation::new("/isError", IS_ERROR_FALSE));
     }
 
     if caps.structured_content == StructuredCap::ObjectOnly
@@ -308,15 +325,13 @@ fn known_keys(
             Some((_, has)) => out.push(WireViolation::new(
                 pointer(path, key),
                 format!(
-                    "`{key}` of {what} does not exist in {} (it arrives in {})",
+                    "`{key}` of {what} {UNDEFINED} {} (it arrives in {})",
                     revision.as_str(),
                     arrival(*has)
                 ),
             )),
-            None => out.push(WireViolation::new(
-                pointer(path, key),
-                format!("`{key}` is not a field of {what}"),
-            )),
+            None => out
+                .push(WireViolation::new(pointer(path, key), format!("`{key}` {UNKNOWN} {what}"))),
         }
     }
 }

@@ -2,8 +2,9 @@
 //! revision it offers and for every host profile (DESIGN §13), prints the table (or JSON with
 //! `--format json`) on stdout.
 //!
-//! Exit 0 when nothing was found, 1 on any violation, 2 for a bad flag, an unreadable cases
-//! file, or a server that cannot be reached or speaks no known revision.
+//! Exit 0 when nothing or only warnings were found, 1 on an error (on a warning too with
+//! `--strict`), 2 for a bad flag, an unreadable cases file, or a server that cannot be reached or
+//! speaks no known revision.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -45,6 +46,9 @@ pub(crate) struct CheckArgs {
     /// Seconds to wait for one answer.
     #[arg(long, default_value_t = 30, value_name = "SECONDS")]
     pub timeout: u64,
+    /// Exit 1 on warnings too, not only on errors.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// How the report is printed.
@@ -66,6 +70,7 @@ fn formats() -> super::names::ByName<Format> {
 /// Runs the command.
 pub(crate) fn run(args: CheckArgs) -> Result<(), Failure> {
     let json = args.format == Format::Json;
+    let strict = args.strict;
     let options = options(args)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -83,12 +88,16 @@ pub(crate) fn run(args: CheckArgs) -> Result<(), Failure> {
     } else {
         print_line(report.to_text().trim_end())?;
     }
-    if report.has_violations() {
-        let count = report.summary.violations;
-        return Err(Failure::check(format!(
-            "{count} violation{}",
-            if count == 1 { "" } else { "s" }
-        )));
+    let s = &report.summary;
+    let plural = |count: usize, noun: &str| match count {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
+    };
+    if report.has_errors() {
+        return Err(Failure::check(plural(s.errors, "error")));
+    }
+    if strict && report.has_warnings() {
+        return Err(Failure::check(format!("{} (--strict)", plural(s.warnings, "warning"))));
     }
     Ok(())
 }

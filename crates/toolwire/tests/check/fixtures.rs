@@ -1,6 +1,7 @@
 //! `toolwire check` against small raw JSON-RPC servers, each with one deliberate defect: every
-//! defect is found, named (the check) and located (revision, tool, request and path), and
-//! nothing else is reported. A server without a defect is clean.
+//! defect is found, named (the check), graded (error or warning) and located (revision, tool,
+//! request and path), and nothing else is reported. A server without a defect is clean; one
+//! whose findings are all warnings exits 0 unless `--strict`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -26,8 +27,11 @@ enum Defect {
     NoTextMirror,
     /// No `resultType` on 2026-07-28 results.
     NoResultType,
-    /// An outputSchema in the 2025-03-26 listing.
-    OutputSchemaEarly,
+    /// An outputSchema and `structuredContent` at every revision, also 2024-11-05 and 2025-03-26,
+    /// which do not define them (what the official SDKs send).
+    UndefinedFields,
+    /// A success with text only from a tool that publishes an outputSchema.
+    TextOnlySuccess,
     /// A call missing a required argument is answered with JSON-RPC `-32602`.
     RpcArgumentError,
     /// A boolean sub-schema in the input schema.
@@ -68,8 +72,7 @@ fn tool(defect: Defect, revision: &str) -> Value {
     if revision >= "2025-03-26" {
         tool["annotations"] = json!({"readOnlyHint": true});
     }
-    if has_structured(revision) || (defect == Defect::OutputSchemaEarly && revision == "2025-03-26")
-    {
+    if has_structured(revision) || defect == Defect::UndefinedFields {
         tool["outputSchema"] = json!({
             "type": "object",
             "properties": {"id": {"type": "string"}, "price": {"type": "number"}, "notes": {"type": "string"}},
@@ -99,7 +102,9 @@ fn call_result(defect: Defect, revision: &str, arguments: &Value) -> Result<Valu
         data["notes"] = json!("n".repeat(300_000));
     }
     let mut result = json!({"content": [{"type": "text", "text": data.to_string()}]});
-    if has_structured(revision) {
+    if (has_structured(revision) || defect == Defect::UndefinedFields)
+        && defect != Defect::TextOnlySuccess
+    {
         result["structuredContent"] =
             if defect == Defect::ArrayStructured && revision == "2025-06-18" {
                 json!([data])
@@ -196,24 +201,44 @@ fn check(defect: Defect) -> (i32, Value) {
     (output.status.code().unwrap_or(-1), report)
 }
 
-/// `(revision, check, at)` of every finding, each about the tool `lookup`.
-fn found(defect: Defect) -> Vec<(String, String, String)> {
+/// Runs `toolwire check` on the fixture with `flags` and the text report: exit code and stdout.
+fn check_text(defect: Defect, flags: &[&str]) -> (i32, String) {
+    let url = serve(defect);
+    let output = Command::new(env!("CARGO_BIN_EXE_toolwire"))
+        .args(["check", &url])
+        .args(flags)
+        .output()
+        .expect("run toolwire check");
+    (output.status.code().unwrap_or(-1), String::from_utf8(output.stdout).unwrap())
+}
+
+/// `(revision, severity, check, at)` of every finding, each about the tool `lookup`; the exit
+/// code is 1 exactly when one is an error.
+fn found(defect: Defect) -> Vec<(String, String, String, String)> {
     let (code, report) = check(defect);
     let findings = report["findings"].as_array().unwrap();
-    assert_eq!(code, if findings.is_empty() { 0 } else { 1 }, "{report:#}");
+    let errors = findings.iter().any(|f| f["severity"] == "error");
+    assert_eq!(code, i32::from(errors), "{report:#}");
     assert_eq!(report["summary"]["revisions"], 5, "{report:#}");
     findings
         .iter()
         .map(|f| {
             assert_eq!(f["tool"], "lookup", "{f}");
             let s = |k: &str| f[k].as_str().unwrap().to_owned();
-            (s("revision"), s("check"), s("at"))
+            (s("revision"), s("severity"), s("check"), s("at"))
         })
         .collect()
 }
 
-fn expect(list: &[(&str, &str, &str)]) -> Vec<(String, String, String)> {
-    list.iter().map(|(r, c, a)| ((*r).to_owned(), (*c).to_owned(), (*a).to_owned())).collect()
+/// `(revision, check, at)` of errors.
+fn errors(list: &[(&str, &str, &str)]) -> Vec<(String, String, String, String)> {
+    graded("error", list)
+}
+
+fn graded(severity: &str, list: &[(&str, &str, &str)]) -> Vec<(String, String, String, String)> {
+    list.iter()
+        .map(|(r, c, a)| ((*r).to_owned(), severity.to_owned(), (*c).to_owned(), (*a).to_owned()))
+        .collect()
 }
 
 #[test]
@@ -234,24 +259,60 @@ fn array_structured_content_on_2025_06_18() {
     let at = "tools/call minimal /structuredContent";
     assert_eq!(
         found(Defect::ArrayStructured),
-        expect(&[
+        errors(&[
             ("2025-06-18", "official-schema", at),
             ("2025-06-18", "wire-contract", at),
-            ("2025-06-18", "output-schema", at),
+            ("2025-06-18", "strict-client", at),
         ])
     );
 }
 
 #[test]
-fn structured_content_that_breaks_its_output_schema() {
+fn structured_content_that_breaks_its_output_schema_is_one_strict_client_error() {
     let at = "tools/call minimal /structuredContent/price";
     assert_eq!(
         found(Defect::OutputSchemaMismatch),
-        expect(&[
-            ("2025-06-18", "output-schema", at),
-            ("2025-11-25", "output-schema", at),
-            ("2026-07-28", "output-schema", at),
+        errors(&[
+            ("2025-06-18", "strict-client", at),
+            ("2025-11-25", "strict-client", at),
+            ("2026-07-28", "strict-client", at),
         ])
+    );
+    let (code, text) = check_text(Defect::OutputSchemaMismatch, &["--host", "none"]);
+    assert_eq!(code, 1, "{text}");
+    let lines: Vec<&str> = text.lines().skip(2).collect();
+    assert_eq!(
+        lines,
+        [
+            "tool    2024-11-05  2025-03-26  2025-06-18  2025-11-25  2026-07-28",
+            "lookup  ✓           ✓           ✗ 1         ✗ 1         ✗ 1",
+            "",
+            "✗ error [strict-client] tools/call minimal /structuredContent/price: `structuredContent` breaks the published outputSchema: value is not of type \"number\"; strict clients (Cursor, Gemini CLI, ChatGPT, the official SDKs' clients) would fail this call (tools: lookup; revisions: 2025-06-18, 2025-11-25, 2026-07-28)",
+            "",
+            "3 errors, 0 warnings: 1 tool × 5 revisions, 3 of 5 cells failing, 10 calls",
+        ]
+    );
+}
+
+#[test]
+fn a_success_with_text_only_from_a_tool_with_an_output_schema_fails_strict_clients() {
+    let at = "tools/call minimal /structuredContent";
+    assert_eq!(
+        found(Defect::TextOnlySuccess),
+        errors(&[
+            ("2025-06-18", "strict-client", at),
+            ("2025-11-25", "strict-client", at),
+            ("2026-07-28", "strict-client", at),
+        ])
+    );
+    let (code, text) = check_text(Defect::TextOnlySuccess, &["--host", "none"]);
+    assert_eq!(code, 1, "{text}");
+    let findings: Vec<&str> = text.lines().filter(|l| l.starts_with('✗')).collect();
+    assert_eq!(
+        findings,
+        [
+            "✗ error [strict-client] tools/call minimal /structuredContent: a success without `structuredContent` from a tool that publishes an outputSchema: strict clients (Cursor, Gemini CLI, ChatGPT, the official SDKs' clients) would fail this call (tools: lookup; revisions: 2025-06-18, 2025-11-25, 2026-07-28)"
+        ]
     );
 }
 
@@ -260,7 +321,7 @@ fn a_missing_text_mirror() {
     let at = "tools/call minimal /structuredContent/id";
     assert_eq!(
         found(Defect::NoTextMirror),
-        expect(&[
+        errors(&[
             ("2025-06-18", "text-mirror", at),
             ("2025-11-25", "text-mirror", at),
             ("2026-07-28", "text-mirror", at),
@@ -273,7 +334,7 @@ fn no_result_type_on_2026_07_28() {
     let (r, minimal, missing) = (STATELESS, "tools/call minimal", "tools/call missing `id`");
     assert_eq!(
         found(Defect::NoResultType),
-        expect(&[
+        errors(&[
             (r, "official-schema", &format!("{minimal} /resultType")),
             (r, "wire-contract", &format!("{minimal} /resultType")),
             (r, "official-schema", &format!("{missing} /resultType")),
@@ -283,19 +344,78 @@ fn no_result_type_on_2026_07_28() {
 }
 
 #[test]
-fn an_output_schema_on_2025_03_26() {
+fn fields_older_revisions_do_not_define_are_grouped_warnings_and_exit_0() {
+    let (listing, call) =
+        ("tools/list /tools/0/outputSchema", "tools/call minimal /structuredContent");
     assert_eq!(
-        found(Defect::OutputSchemaEarly),
-        expect(&[("2025-03-26", "output-schema", "tools/list /tools/0/outputSchema")])
+        found(Defect::UndefinedFields),
+        graded(
+            "warning",
+            &[
+                ("2024-11-05", "output-schema", listing),
+                ("2024-11-05", "wire-contract", call),
+                ("2025-03-26", "output-schema", listing),
+                ("2025-03-26", "wire-contract", call),
+            ]
+        )
+    );
+    let (code, text) = check_text(Defect::UndefinedFields, &["--host", "none"]);
+    assert_eq!(code, 0, "{text}");
+    let lines: Vec<&str> = text.lines().skip(2).collect();
+    assert_eq!(
+        lines,
+        [
+            "tool    2024-11-05  2025-03-26  2025-06-18  2025-11-25  2026-07-28",
+            "lookup  ⚠ 2         ⚠ 2         ✓           ✓           ✓",
+            "",
+            "⚠ warning [output-schema] tools/list /tools/*/outputSchema: `outputSchema` does not exist in 2024-11-05, 2025-03-26 (it arrives in 2025-06-18); clients ignore a field their revision does not define (tools: lookup; revisions: 2024-11-05, 2025-03-26)",
+            "⚠ warning [wire-contract] tools/call minimal /structuredContent: `structuredContent` of a CallToolResult does not exist in 2024-11-05, 2025-03-26 (it arrives in 2025-06-18) (tools: lookup; revisions: 2024-11-05, 2025-03-26)",
+            "",
+            "0 errors, 4 warnings: 1 tool × 5 revisions, 0 of 5 cells failing, 10 calls",
+        ]
+    );
+    let (code, report) = check(Defect::UndefinedFields);
+    assert_eq!(code, 0);
+    assert_eq!(report["summary"]["errors"], 0);
+    assert_eq!(report["summary"]["warnings"], 4);
+    assert_eq!(
+        report["groups"][1],
+        json!({
+            "severity": "warning",
+            "kind": "wire-contract",
+            "message": "`structuredContent` of a CallToolResult does not exist in 2024-11-05, 2025-03-26 (it arrives in 2025-06-18)",
+            "at": "tools/call minimal /structuredContent",
+            "tools": ["lookup"],
+            "revisions": ["2024-11-05", "2025-03-26"],
+            "hosts": [],
+            "count": 2,
+        })
     );
 }
 
 #[test]
-fn an_argument_error_as_json_rpc_error_from_2025_11_25() {
+fn strict_makes_warnings_exit_1() {
+    let (code, text) = check_text(Defect::UndefinedFields, &["--strict", "--host", "none"]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.ends_with(
+            "0 errors, 4 warnings: 1 tool × 5 revisions, 0 of 5 cells failing, 10 calls\n"
+        ),
+        "{text}"
+    );
+    let (code, text) = check_text(Defect::None, &["--strict", "--host", "none"]);
+    assert_eq!(code, 0, "{text}");
+}
+
+#[test]
+fn an_argument_error_as_json_rpc_error_from_2025_11_25_is_a_warning() {
     let at = "tools/call missing `id`";
     assert_eq!(
         found(Defect::RpcArgumentError),
-        expect(&[("2025-11-25", "argument-error", at), ("2026-07-28", "argument-error", at)])
+        graded(
+            "warning",
+            &[("2025-11-25", "argument-error", at), ("2026-07-28", "argument-error", at)]
+        )
     );
 }
 
@@ -303,18 +423,42 @@ fn an_argument_error_as_json_rpc_error_from_2025_11_25() {
 fn a_boolean_sub_schema() {
     let at = "tools/list /tools/0/inputSchema/properties/tags/items";
     let want: Vec<(&str, &str, &str)> = REVISIONS.iter().map(|r| (*r, "portability", at)).collect();
-    assert_eq!(found(Defect::BooleanSubSchema), expect(&want));
+    assert_eq!(found(Defect::BooleanSubSchema), errors(&want));
 }
 
 #[test]
-fn a_result_over_the_limit() {
-    let findings = found(Defect::OverLimit);
-    let want: Vec<(&str, &str, &str)> =
-        REVISIONS.iter().map(|r| (*r, "size", "tools/call minimal")).collect();
-    assert_eq!(findings, expect(&want));
-    let (_, report) = check(Defect::OverLimit);
-    let message = report["findings"][0]["message"].as_str().unwrap();
-    assert!(message.contains("over the 262144-byte limit of mcp-2024-11-05"), "{message}");
+fn a_result_over_the_limit_is_a_warning_and_an_error_for_hosts_that_cut_it() {
+    let (code, report) = check(Defect::OverLimit);
+    assert_eq!(code, 1, "{report:#}");
+    let findings = report["findings"].as_array().unwrap();
+    let mut seen: Vec<(&str, &str, &str)> = findings
+        .iter()
+        .map(|f| {
+            let s = |k: &str| f[k].as_str().unwrap();
+            (s("check"), s("severity"), s("revision"))
+        })
+        .collect();
+    seen.sort_unstable();
+    let mut want: Vec<(&str, &str, &str)> = REVISIONS
+        .iter()
+        .flat_map(|r| [("host-cap", "error", *r), ("size", "warning", *r)])
+        .collect();
+    want.sort_unstable();
+    assert_eq!(seen, want);
+    for finding in findings {
+        let message = finding["message"].as_str().unwrap();
+        if finding["check"] == "size" {
+            assert_eq!(finding["hosts"], Value::Null, "{finding}");
+            assert!(message.contains(" bytes, over toolwire's 262144-byte limit for a result; store it and send a resource_link"), "{message}");
+        } else {
+            let hosts = finding["hosts"].as_array().unwrap();
+            assert!(
+                hosts.contains(&json!("claude-code")) && !hosts.contains(&json!("vscode")),
+                "{hosts:?}"
+            );
+            assert!(message.starts_with("the model would be given "), "{message}");
+        }
+    }
 }
 
 #[test]

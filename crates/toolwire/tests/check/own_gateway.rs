@@ -87,7 +87,7 @@ fn the_gateway_over_stdio_is_clean_and_the_table_says_so() {
     let tools = gateway::DEMO_TOOLS.len();
     let summary = lines.last().unwrap();
     let clean =
-        format!("no violations: {tools} tools × 5 revisions, 0 of {} cells failing, ", tools * 5);
+        format!("nothing found: {tools} tools × 5 revisions, 0 of {} cells failing, ", tools * 5);
     assert!(summary.starts_with(&clean), "{summary}");
 }
 

@@ -14,7 +14,9 @@ use proptest::prelude::*;
 use serde_json::Value;
 use toolwire_check::wire;
 use toolwire_core::host::{HostProfile, Reads};
-use toolwire_core::{MapperConfig, OutputMapper, RenderContext, RenderError, Rendered, StoreRefusal};
+use toolwire_core::{
+    MapperConfig, OutputMapper, RenderContext, RenderError, Rendered, StoreRefusal,
+};
 use toolwire_core::{McpRevision, Shape, ToolOutput};
 use toolwire_core::{Part, Phase, Provenance, StoredLink, Target, ToolResult, legacy, v1};
 

@@ -206,8 +206,13 @@ fn first_text(result: &Value) -> String {
         .to_owned()
 }
 
-/// Everything in `structuredContent` must also reach a reader of the text blocks.
+/// Everything in `structuredContent` must also reach a reader of the text blocks — except on a
+/// connection presenting a host that reads both channels and is given the data once (DESIGN §11,
+/// "each fact once"): there the text copy is left out on purpose.
 fn text_mirror(context: &Context<'_>, result: &Value, out: &mut Vec<Finding>) {
+    if context.host.is_some_and(HostProfile::reads_each_fact_once) {
+        return;
+    }
     let Some(structured) = result.get("structuredContent") else {
         return;
     };

@@ -39,7 +39,7 @@ fn text_is_a_table_one_line_per_profile() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "profile\treads\tmax_result_bytes\treads_links\tclient_names");
     assert_eq!(lines[1], "generic\tboth\t-\ttrue\t(any other)");
-    assert!(lines.contains(&"codex\tstructured\t-\tfalse\tcodex-mcp-client"), "{text}");
+    assert!(lines.contains(&"codex\tstructured\t10000\tfalse\tcodex-mcp-client"), "{text}");
     assert_eq!(lines.len(), 1 + HostProfiles::builtin().iter().count());
 }
 

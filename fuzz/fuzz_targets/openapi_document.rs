@@ -3,8 +3,9 @@
 //! written from empty arguments. Nothing panics; every tool's input schema is an object schema,
 //! every input and output schema is valid against the 2020-12 meta-schema, and none keeps a
 //! reference into the document (`#/components/…`): each tool carries its own `$defs`. (A schema
-//! the validator cannot compile, such as a `pattern` that is no regular expression, is refused
-//! when the tool is registered: the operation is skipped, as the hostile documents' test shows.)
+//! the document gets wrong, such as a `type` no draft has, skips its operation in `generate`; a
+//! `pattern` that is no regular expression passes the meta-schema and is refused when the tool
+//! is registered, as the hostile documents' test shows.)
 //!
 //! Input: the document's bytes, which whoever publishes the API controls.
 

@@ -330,6 +330,11 @@ impl Builder<'_> {
             Some(other) => (Some(other), output_defs.left()),
             None => (None, left),
         };
+        let input_schema = Value::Object(input_schema);
+        self.valid("input", &input_schema)?;
+        if let Some(output) = &output_schema {
+            self.valid("output", output)?;
+        }
         let spent = budget - left;
         let summary = self.text("summary");
         let description = self.text("description");
@@ -347,7 +352,7 @@ impl Builder<'_> {
             title,
             description,
             annotations: annotations(self.method),
-            input_schema: Value::Object(input_schema),
+            input_schema,
             output_schema,
             plan: CallPlan {
                 method,
@@ -359,6 +364,17 @@ impl Builder<'_> {
             pointer: self.pointer.to_owned(),
         };
         Ok((tool, spent))
+    }
+
+    /// A schema the document gets wrong (a `type` no draft has, a negative `maxLength`) is
+    /// refused here, so that the operation is skipped naming where, and every tool made is one
+    /// the registry can compile.
+    fn valid(&self, which: &str, schema: &Value) -> Result<(), SchemaError> {
+        jsonschema::draft202012::meta::validate(schema).map_err(|e| {
+            let at = e.instance_path().as_str();
+            let at = if at.is_empty() { "its root" } else { at };
+            self.fail("", format!("the {which} schema is not a valid JSON Schema, at {at}: {e}"))
+        })
     }
 
     fn text(&self, key: &str) -> Option<String> {
@@ -787,5 +803,29 @@ mod tests {
         assert_eq!(put.annotations.destructive_hint, Some(false));
         let reads = generated(doc, &Options::default());
         assert_eq!((reads.tools.len(), reads.left_out), (1, 1));
+    }
+
+    #[test]
+    fn an_operation_whose_schema_is_no_json_schema_is_skipped_naming_where() {
+        let doc = json!({"openapi": "3.0.0", "paths": {"/jwt": {"get": {
+            "operationId": "getJwt",
+            "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {
+                "type": "object",
+                "properties": {"since": {"type": "smring"}, "sub": {"type": "string"}}
+            }}}}}
+        }}, "/ok": {"get": {"operationId": "ok", "responses": {"204": {"description": "none"}}}}}});
+        let out = generated(doc, &Options::default());
+        assert_eq!(out.tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["ok"]);
+        assert_eq!(out.skipped.len(), 1, "{:?}", out.skipped);
+        let skipped = &out.skipped[0];
+        assert_eq!(skipped.operation, "GET /jwt (getJwt)");
+        assert_eq!(skipped.pointer, "/paths/~1jwt/get");
+        assert!(
+            skipped.reason.starts_with(
+                "the output schema is not a valid JSON Schema, at /properties/since/type: "
+            ),
+            "{}",
+            skipped.reason
+        );
     }
 }

@@ -41,6 +41,53 @@ const NAMED: &[&str] = &["properties", "patternProperties", "dependentSchemas"];
 /// Keywords OpenAPI adds to JSON Schema, which no MCP client reads.
 const DROPPED: &[&str] = &["discriminator", "xml", "externalDocs"];
 
+/// The other keywords of JSON Schema (2020-12 and the drafts OpenAPI 3.0 borrows from), copied
+/// as they are. A key none of them names validates nothing, and what it holds is not converted:
+/// a `$ref` in it would still point into the document, which the client does not have. It is
+/// dropped.
+const COPIED: &[&str] = &[
+    "$schema",
+    "$id",
+    "$anchor",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "$vocabulary",
+    "$comment",
+    "$recursiveRef",
+    "$recursiveAnchor",
+    "type",
+    "const",
+    "enum",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "maxContains",
+    "minContains",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "dependentRequired",
+    "dependencies",
+    "title",
+    "description",
+    "default",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "examples",
+    "format",
+    "contentEncoding",
+    "contentMediaType",
+];
+
 /// Why a schema could not be converted: where (a JSON pointer in the document) and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("at {pointer}: {message}")]
@@ -199,11 +246,10 @@ impl<'d> Defs<'d> {
             match key {
                 "$ref" | "nullable" if v30 || key == "$ref" => {}
                 _ if key.starts_with("x-") || DROPPED.contains(&key) => {}
-                "example" => {
-                    if !object.contains_key("examples") {
-                        self.spend(weight(value), at)?;
-                        out.insert("examples".into(), Value::Array(vec![value.clone()]));
-                    }
+                // Beside `examples`, `example` is dropped with the keys no draft has.
+                "example" if !object.contains_key("examples") => {
+                    self.spend(weight(value), at)?;
+                    out.insert("examples".into(), Value::Array(vec![value.clone()]));
                 }
                 "examples" if v30 => {}
                 "exclusiveMinimum" | "exclusiveMaximum" if value.is_boolean() => {
@@ -256,10 +302,11 @@ impl<'d> Defs<'d> {
                     }
                     out.insert(key.into(), Value::Object(converted));
                 }
-                _ => {
+                _ if COPIED.contains(&key) => {
                     self.spend(weight(value), at)?;
                     out.insert(key.into(), value.clone());
                 }
+                _ => {}
             }
             at.truncate(mark);
         }
@@ -369,6 +416,7 @@ mod tests {
             json!({
                 "Pet": {"type": "object", "nullable": true, "discriminator": {"propertyName": "kind"},
                         "xml": {"name": "pet"}, "x-internal": true, "example": {"kind": "cat"},
+                        "propertes": {"misspelt": {"$ref": "#/components/schemas/Tag"}},
                         "properties": {
                             "kind": {"type": "string", "enum": ["cat", "dog"], "nullable": true},
                             "age": {"type": "integer", "minimum": 0, "exclusiveMinimum": true,

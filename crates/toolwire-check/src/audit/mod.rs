@@ -14,7 +14,7 @@ pub mod client;
 pub mod definitions;
 pub mod report;
 pub mod results;
-mod sse;
+pub mod sse;
 pub mod transport;
 
 use std::collections::BTreeSet;

@@ -7,14 +7,14 @@
 //! the rest of the chunk after such an error, and bounds neither a line nor an event. An audit
 //! must read what any conforming client reads, and a hostile server must not grow its buffers:
 //! here every byte is scanned once, and the caller bounds the bytes fed in (which bounds both
-//! buffers) and the events taken out.
+//! buffers) and the events taken out. Public so that the `sse_stream` fuzz target reaches it.
 
 /// The byte order mark one stream may start with.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// An event stream being read: the unfinished line and the data of the unfinished event.
 #[derive(Debug, Default)]
-pub(super) struct EventStream {
+pub struct EventStream {
     /// The bytes of the line whose end has not arrived yet.
     line: Vec<u8>,
     /// The data buffer of the event being read: each `data` line's value and a line feed.
@@ -29,7 +29,7 @@ pub(super) struct EventStream {
 impl EventStream {
     /// Reads `bytes`, the next part of the stream; returns the data of every event it completes,
     /// in order. Events without `data` lines are not dispatched, as the SSE rules say.
-    pub(super) fn feed(&mut self, mut bytes: &[u8]) -> Vec<Vec<u8>> {
+    pub fn feed(&mut self, mut bytes: &[u8]) -> Vec<Vec<u8>> {
         let mut events = Vec::new();
         if self.after_cr && !bytes.is_empty() {
             self.after_cr = false;

@@ -1,7 +1,8 @@
 """Reads scripts/bench-gateway's OpenAPI rounds and prints the medians, the ratios and the
 targets of issue #27: toolwire's bridge at least 10x FastMCP's req/s with a lower p99, and the
 FastAPI app through toolwire at least 0.7x its own req/s under direct load (the two sharing the
-server core); toolwire's CPU per bridged call beside its app-tool and native calls.
+server core); toolwire's CPU per bridged call beside its app-tool and native calls, and the
+API's own CPU per call in both FastAPI loads, round by round.
 
 Usage: python openapi.py OPENAPI.txt
 """
@@ -41,6 +42,15 @@ def main(path):
           f"{'met' if through >= 0.7 else 'NOT met'}")
     print(f"toolwire CPU per call: bridged {median('bridged', 'cpu_us'):.1f} µs, "
           f"app tool {median('app', 'cpu_us'):.1f} µs, native {median('native', 'cpu_us'):.1f} µs")
+    # The ratio is the two processes' CPU per call sharing one core: the API's own share, when it
+    # moves between the loads, is told apart from toolwire's here, round by round.
+    print("\n| round | FastAPI µs/call directly | FastAPI µs/call through toolwire | "
+          "toolwire µs/call | through / directly req/s |")
+    print("|---|---|---|---|---|")
+    for n, (direct, through) in enumerate(zip(runs["fastapi"], runs["through_fastapi"]), 1):
+        print(f"| {n} | {float(direct['cpu_us']):.1f} | {float(through['peer_cpu_us']):.1f} | "
+              f"{float(through['cpu_us']):.1f} | "
+              f"{float(through['rps']) / float(direct['rps']):.2f}x |")
 
 
 if __name__ == "__main__":

@@ -144,7 +144,7 @@ impl Extras {
         match error {
             ServiceError::McpError(error) => error,
             other => {
-                tracing::warn!(upstream = %self.link.name(), error = %other, "upstream request failed");
+                tracing::warn!(upstream = %self.link.name(), error = %other.to_string().escape_debug(), "upstream request failed");
                 ErrorData::internal_error(
                     format!(
                         "the upstream server {} did not answer; try again later",

@@ -18,6 +18,7 @@ use toolwire_mcp::{ChangeSignal, Registry, SourceHealth, ToolSource, ToolSpec};
 
 use super::connect::{CONNECT_LIMIT, Connection, Handler};
 use super::extend::{Extras, Listed};
+use super::paging::{self, Bounds};
 use super::tool::{Link, UpstreamTool};
 use crate::config::Upstream;
 use crate::metrics::Metrics;
@@ -39,9 +40,6 @@ const MAX_TOOLS: usize = 1000;
 /// The most JSON the published tools of one upstream may take, all definitions together: a
 /// thousand tools of 16 MiB descriptions or schemas each would otherwise all be held.
 const MAX_LISTING_BYTES: usize = 16 * 1024 * 1024;
-/// The most pages of `tools/list` read in one listing: an upstream whose cursor never ends is
-/// read no further.
-const MAX_PAGES: usize = 200;
 
 /// Why an upstream could not be connected (it is tried again; this is what the log and
 /// `/readyz` say meanwhile).
@@ -229,7 +227,8 @@ impl Shared {
     /// Lists the upstream's resources, templates and prompts, and its tools, publishing the
     /// tools when they differ from what is published.
     async fn list(&self, peer: &Peer<RoleClient>) -> Result<(), String> {
-        self.extras.replace(Listed::of(peer, &self.upstream.tool_prefix).await?);
+        self.extras
+            .replace(Listed::of(peer, &self.upstream.name, &self.upstream.tool_prefix).await?);
         let listed = tokio::time::timeout(CONNECT_LIMIT, self.list_tools(peer))
             .await
             .map_err(|_| format!("tools/list: no answer within {} s", CONNECT_LIMIT.as_secs()))?
@@ -247,33 +246,20 @@ impl Shared {
         Ok(())
     }
 
-    /// The upstream's tools that its allow-list admits, page by page, at most [`MAX_TOOLS`] of
-    /// them in at most [`MAX_LISTING_BYTES`] from at most [`MAX_PAGES`] pages (a warning says
-    /// when the upstream lists more): what an upstream declares is kept within a bound, not
-    /// held whole first.
+    /// The upstream's tools that its allow-list admits, at most [`MAX_TOOLS`] of them in at
+    /// most [`MAX_LISTING_BYTES`] (`super::paging`): what an upstream declares is kept within a
+    /// bound, not held whole first.
     async fn list_tools(&self, peer: &Peer<RoleClient>) -> Result<Vec<Tool>, ServiceError> {
-        let name = &self.upstream.name;
-        let mut tools = Vec::new();
-        let mut bytes = 0usize;
-        let mut cursor = None;
-        for _ in 0..MAX_PAGES {
+        let bounds = Bounds { items: MAX_TOOLS, bytes: MAX_LISTING_BYTES };
+        let page = |cursor| async move {
             let params = PaginatedRequestParams::default().with_cursor(cursor);
             let page = peer.list_tools(Some(params)).await?;
-            for tool in page.tools.into_iter().filter(|tool| self.admits(&tool.name)) {
-                bytes = bytes.saturating_add(json_len(&tool));
-                if tools.len() == MAX_TOOLS || bytes > MAX_LISTING_BYTES {
-                    tracing::warn!(upstream = %name, served = tools.len(), max_tools = MAX_TOOLS, max_bytes = MAX_LISTING_BYTES, "the upstream lists more tools than an upstream may publish; the first ones are served");
-                    return Ok(tools);
-                }
-                tools.push(tool);
-            }
-            cursor = page.next_cursor;
-            if cursor.is_none() {
-                return Ok(tools);
-            }
-        }
-        tracing::warn!(upstream = %name, pages = MAX_PAGES, "the upstream's tools/list has more pages than are read; the tools of the first ones are served");
-        Ok(tools)
+            Ok((page.tools, page.next_cursor))
+        };
+        paging::read(&self.upstream.name, "tools", bounds, page, |tool: &Tool| {
+            self.admits(&tool.name)
+        })
+        .await
     }
 
     /// Whether the upstream's allow-list (none: every tool) admits the tool `remote`.
@@ -339,27 +325,6 @@ fn registry(upstream: &Upstream, listed: &[Tool], link: &Arc<Link>) -> Registry 
         }
     }
     tools
-}
-
-/// The length of `tool` as JSON, counted without writing it anywhere.
-fn json_len(tool: &Tool) -> usize {
-    /// Counts what is written to it.
-    struct Counter(usize);
-    impl std::io::Write for Counter {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 = self.0.saturating_add(buf.len());
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut counter = Counter(0);
-    // A tool that cannot be written counts as too large to keep.
-    match serde_json::to_writer(&mut counter, tool) {
-        Ok(()) => counter.0,
-        Err(_) => usize::MAX,
-    }
 }
 
 /// `text` without its control characters, newlines and tabs aside: a description is prose that

@@ -9,11 +9,11 @@ answers `ping` and `tools/list`, and misbehaves as the first argument says:
   silent         never answers a call
   garbage        answers a call with lines that are not JSON and messages that are not JSON-RPC
   flood          after the handshake, sends thousands of notifications a second (progress,
-                 log messages, tools/list_changed); and 20 000 progress notifications before
+                 log messages, tools/list_changed); and 5 000 progress notifications before
                  the answer to a call that asked for progress
   requests       after the handshake, sends a storm of requests (sampling, elicitation, roots,
                  ping)
-  many-tools     declares 20 000 tools over pages of 500
+  many-tools     declares 20 000 tools and 20 000 resources over pages of 500
   fat-tools      declares 64 tools of a 1 MiB description each, four to a page
   control-chars  declares tool names, titles and descriptions with control characters
 
@@ -63,7 +63,7 @@ def tool(name, description="A tool of the hostile upstream.", title=None):
 
 
 PAGE = 500
-PROGRESS_FLOOD = 20000
+PROGRESS_FLOOD = 5000
 MANY = 20000
 CONTROL_TOOLS = [
     tool("bad\x1b[31mred"),
@@ -181,9 +181,12 @@ def main():
         params = message.get("params") or {}
         if method == "initialize":
             asked = params.get("protocolVersion")
+            capabilities = {"tools": {"listChanged": True}}
+            if MODE == "many-tools":
+                capabilities["resources"] = {}
             answer(ident, {
                 "protocolVersion": asked if asked in KNOWN else "2025-11-25",
-                "capabilities": {"tools": {"listChanged": True}},
+                "capabilities": capabilities,
                 "serverInfo": {"name": "hostile", "version": "1"},
             })
         elif method == "notifications/initialized":
@@ -201,6 +204,16 @@ def main():
                 with open(STATE, "w") as state:
                     state.write(str(LISTED))
             answer(ident, tools_page(params.get("cursor")))
+        elif method == "resources/list" and MODE == "many-tools":
+            start = int(params.get("cursor") or 0)
+            end = min(start + PAGE, MANY)
+            page = {"resources": [{"uri": f"hostile://r/{i}", "name": f"r{i}"}
+                                  for i in range(start, end)]}
+            if end < MANY:
+                page["nextCursor"] = str(end)
+            answer(ident, page)
+        elif method == "resources/templates/list" and MODE == "many-tools":
+            answer(ident, {"resourceTemplates": []})
         elif method == "tools/call":
             call(ident, params)
         else:

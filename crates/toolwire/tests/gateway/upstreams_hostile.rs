@@ -8,8 +8,8 @@
 //! the gateway's memory stays bounded.
 //!
 //! The bounds, all in `toolwire-gateway/src/upstreams/`: a stdio message above 16 MiB is dropped
-//! as it is read; at most 1000 tools and 16 MiB of tool definitions per upstream, from at most
-//! 200 pages; `list_changed` re-lists at most once a second; 64 progress notifications queued per
+//! as it is read; at most 1000 tools and 16 MiB of tool definitions per upstream (10 000
+//! resources, templates or prompts and 16 MiB of each), from at most 200 pages; `list_changed` re-lists at most once a second; 64 progress notifications queued per
 //! call; tool names outside `[A-Za-z0-9_.-]` refused, control characters removed from
 //! descriptions and titles, and the upstream's words logged escaped.
 
@@ -224,7 +224,7 @@ fn a_progress_flood_on_a_call_reaches_its_client_bounded_and_in_order() {
         events.iter().filter(|e| e["method"] == json!("notifications/progress")).collect();
     // At most what the upstream sent (a client that reads slower than the upstream sends loses
     // some: the queue per call is bounded), under the client's own token, still rising.
-    assert!(progress.len() <= 20_000, "{} notifications", progress.len());
+    assert!(progress.len() <= 5_000, "{} notifications", progress.len());
     assert!(progress.iter().all(|p| p["params"]["progressToken"] == json!("mine-1")));
     let values: Vec<f64> =
         progress.iter().filter_map(|p| p["params"]["progress"].as_f64()).collect();
@@ -260,7 +260,7 @@ fn a_request_storm_is_answered_without_starving_others() {
 }
 
 #[test]
-fn twenty_thousand_tools_are_capped_with_a_warning() {
+fn twenty_thousand_tools_and_resources_are_capped_with_a_warning() {
     let (server, _) = gateway("many-tools");
     let mut client = HttpClient::connect(&server.url, "2025-11-25", None);
     let tools = listed(&mut client);
@@ -270,13 +270,22 @@ fn twenty_thousand_tools_are_capped_with_a_warning() {
         .count();
     assert_eq!(hostile, 1000, "the upstream's 20 000 tools are capped at 1000");
     assert!(
-        server.logs_within("more tools than an upstream may publish", Duration::from_secs(5)),
+        server.logs_within("lists more than the gateway keeps", Duration::from_secs(5)),
         "{}",
         server.stderr()
     );
     others_serve(&mut client, Duration::from_secs(2));
     let answer = client.call("hostile_t00999", json!({}));
     assert_ok(&answer);
+    // Its 20 000 resources: the first 10 000 kept.
+    let resources = client.request("resources/list", json!({}));
+    let hostile = resources["result"]["resources"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{resources}"))
+        .iter()
+        .filter(|r| r["uri"].as_str().is_some_and(|u| u.starts_with("hostile://")))
+        .count();
+    assert_eq!(hostile, 10_000, "the upstream's 20 000 resources are capped at 10 000");
     let beyond = client.call("hostile_t01000", json!({}));
     assert!(
         beyond.get("error").is_some() || beyond["result"]["isError"] == json!(true),
@@ -297,7 +306,7 @@ fn tools_past_the_listing_budget_are_not_published() {
     // together: 15 fit.
     assert_eq!(fat, 15, "{fat} of the 64 fat tools were published");
     assert!(
-        server.logs_within("more tools than an upstream may publish", Duration::from_secs(5)),
+        server.logs_within("lists more than the gateway keeps", Duration::from_secs(5)),
         "{}",
         server.stderr()
     );

@@ -9,9 +9,10 @@
 //!
 //! The bounds, all in `toolwire-gateway/src/upstreams/`: a stdio message above 16 MiB is dropped
 //! as it is read; at most 1000 tools and 16 MiB of tool definitions per upstream (10 000
-//! resources, templates or prompts and 16 MiB of each), from at most 200 pages; `list_changed` re-lists at most once a second; 64 progress notifications queued per
-//! call; tool names outside `[A-Za-z0-9_.-]` refused, control characters removed from
-//! descriptions and titles, and the upstream's words logged escaped.
+//! resources, templates or prompts and 16 MiB of each), from at most 200 pages; `list_changed`
+//! re-lists at most once a second; 64 progress notifications queued per call; tool names outside
+//! `[A-Za-z0-9_.-]` refused, control characters removed from descriptions and titles, and the
+//! upstream's words logged escaped.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -102,6 +103,8 @@ fn hostile_call_beside_others(server: &Server, within: Duration) -> (Value, Dura
 /// Asserts an `upstream_unavailable` result that names neither the command nor the script.
 fn assert_unavailable(answer: &Value) -> String {
     let text = unavailable_text(answer);
+    let error = &answer["result"]["structuredContent"]["error"];
+    assert_eq!(error["code"], json!("upstream_unavailable"), "{answer}");
     assert!(text.contains("Tool hostile of hostile is unavailable"), "{text}");
     assert!(!text.contains("python3"), "the command line leaked: {text}");
     assert!(!text.contains("hostile_upstream.py"), "the command line leaked: {text}");
@@ -116,7 +119,7 @@ fn assert_ok(answer: &Value) {
     assert_eq!(content.last().map(|c| &c["text"]), Some(&json!("ok")), "{answer}");
 }
 
-/// The tools the gateway lists, by name.
+/// The definitions of the tools the gateway lists.
 fn listed(client: &mut HttpClient) -> Vec<Value> {
     let listed = client.request("tools/list", json!({}));
     listed["result"]["tools"].as_array().unwrap_or_else(|| panic!("no tools in {listed}")).clone()

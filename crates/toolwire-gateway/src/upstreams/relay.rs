@@ -44,7 +44,7 @@ impl Relays {
         token: ProgressToken,
     ) -> RelayGuard {
         let (sender, mut notes) = mpsc::channel::<ProgressNotificationParam>(QUEUED);
-        tokio::spawn(async move {
+        let task = tokio::spawn(async move {
             // The client is promised rising progress; notes the upstream's flood brings out of
             // order (rmcp hands each to a task of its own) or that do not rise are not passed on.
             let mut last = f64::NEG_INFINITY;
@@ -68,7 +68,7 @@ impl Relays {
             let _ = sender.try_send(note);
         }
         inner.routes.insert(key.clone(), sender);
-        RelayGuard { relays: Arc::clone(self), key }
+        RelayGuard { relays: Arc::clone(self), key, task: Some(task) }
     }
 
     /// Passes one progress notification of the upstream on to the client whose call it is about;
@@ -98,11 +98,31 @@ impl Relays {
     }
 }
 
+/// How long an answer waits for the progress before it to reach its client.
+const DRAIN_LIMIT: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// The route of one call's progress, removed when dropped (its task ends once what it holds is
 /// passed on).
 pub(super) struct RelayGuard {
     relays: Arc<Relays>,
     key: NumberOrString,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl RelayGuard {
+    /// The upstream answered: the progress it sent before the answer reaches the client before
+    /// the answer does. rmcp hands each notification to a task of its own, so those still
+    /// running get their turn first; then the route closes and what it holds is passed on
+    /// (within [`DRAIN_LIMIT`], so that a slow client never holds the answer long).
+    pub(super) async fn finish(mut self) {
+        for _ in 0..4 {
+            tokio::task::yield_now().await;
+        }
+        self.relays.lock().routes.remove(&self.key);
+        if let Some(task) = self.task.take() {
+            let _ = tokio::time::timeout(DRAIN_LIMIT, task).await;
+        }
+    }
 }
 
 impl Drop for RelayGuard {

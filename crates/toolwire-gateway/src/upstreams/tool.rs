@@ -182,11 +182,14 @@ async fn ask(
 ) -> Result<CallToolResult, ServiceError> {
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
     let handle = peer.send_request_with_option(request, PeerRequestOptions::no_options()).await?;
-    let _route =
+    let route =
         progress.map(|(client, token)| relays.route(handle.progress_token.clone(), client, token));
     let mut cancel = CancelOnDrop::new(peer.clone(), handle.id.clone());
     let answer = handle.await_response().await;
     cancel.disarm();
+    if let Some(route) = route {
+        route.finish().await;
+    }
     match answer? {
         ServerResult::CallToolResult(result) => Ok(result),
         _ => Err(ServiceError::UnexpectedResponse),

@@ -13,6 +13,7 @@ use rmcp::service::{
     ClientLifecycleMode, ClientServiceExt as _, Peer, QuitReason, RoleClient, RunningService,
 };
 use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use tokio::sync::Notify;
 
@@ -26,6 +27,12 @@ pub(super) const CONNECT_LIMIT: Duration = Duration::from_secs(30);
 /// The largest JSON answer read from an HTTP upstream: the gateway's own limits and offload deal
 /// with large results, so this only bounds memory.
 const MAX_ANSWER_BYTES: usize = 64 * 1024 * 1024;
+
+/// The largest message read from a stdio upstream. A message is a line, held whole while it is
+/// read, so a longer one is dropped as it comes (never buffered past this) and the call it
+/// answered ends at its limit as `upstream_unavailable`. rmcp's own default, named here so that
+/// the bound is the gateway's decision and does not move with the library.
+const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
 /// What the upstream may tell the gateway outside an answer: rmcp's client handler, which hears
 /// `notifications/tools/list_changed` (and the other list changes) and wakes the supervisor,
@@ -100,8 +107,10 @@ impl Connection {
                         return Err(protocol("its standard streams could not be opened".into()));
                     };
                     log_stderr(&upstream.name, &mut child);
+                    let transport = AsyncRwTransport::new_client(stdout, stdin)
+                        .with_max_line_length(MAX_LINE_BYTES);
                     let client = handler
-                        .serve_with_lifecycle((stdout, stdin), lifecycle())
+                        .serve_with_lifecycle(transport, lifecycle())
                         .await
                         .map_err(|e| protocol(format!("handshake failed: {e}")))?;
                     Ok(Self { client, child: Some(child) })
@@ -188,7 +197,8 @@ fn lifecycle() -> ClientLifecycleMode {
     }
 }
 
-/// What the upstream writes to stderr goes to the gateway's log, line by line, named.
+/// What the upstream writes to stderr goes to the gateway's log, line by line, named and
+/// escaped (a line may hold a terminal escape).
 fn log_stderr(upstream: &str, child: &mut tokio::process::Child) {
     if let Some(stderr) = child.stderr.take() {
         let name = upstream.to_owned();
@@ -196,7 +206,7 @@ fn log_stderr(upstream: &str, child: &mut tokio::process::Child) {
             use tokio::io::AsyncBufReadExt as _;
             let mut lines = tokio::io::BufReader::new(stderr).lines();
             while let Ok(Some(line)) = lines.next_line().await {
-                tracing::info!(upstream = %name, %line, "upstream stderr");
+                tracing::info!(upstream = %name, line = %line.escape_debug(), "upstream stderr");
             }
         });
     }

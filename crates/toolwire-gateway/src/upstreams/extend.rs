@@ -8,8 +8,8 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use rmcp::ErrorData;
 use rmcp::model::{
-    GetPromptRequestParams, GetPromptResponse, Prompt, ReadResourceRequestParams,
-    ReadResourceResult, Resource, ResourceTemplate,
+    GetPromptRequestParams, GetPromptResponse, PaginatedRequestParams, Prompt,
+    ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate,
 };
 use rmcp::service::{Peer, RoleClient, RoleServer, ServiceError};
 use serde_json::json;
@@ -17,8 +17,14 @@ use toolwire_mcp::extend::{ExtensionFuture, Prompts, Resources};
 use toolwire_mcp::{Principal, rmcp};
 
 use super::connect::CONNECT_LIMIT;
+use super::paging::{self, Bounds};
 use super::tool::Link;
 use crate::config::Upstream;
+
+/// How much of each of an upstream's lists beside its tools (resources, templates, prompts) is
+/// kept: more than any client would page through, little enough that an upstream cannot make
+/// the gateway hold gigabytes of them.
+const LISTED: Bounds = Bounds { items: 10_000, bytes: 16 * 1024 * 1024 };
 
 /// What an upstream lists beside its tools.
 #[derive(Default)]
@@ -30,8 +36,14 @@ pub(super) struct Listed {
 }
 
 impl Listed {
-    /// Lists whatever the upstream announced it serves (every page).
-    pub(super) async fn of(peer: &Peer<RoleClient>, prefix: &str) -> Result<Self, String> {
+    /// Lists whatever the upstream `upstream` announced it serves, every page within the
+    /// bounds of [`LISTED`].
+    pub(super) async fn of(
+        peer: &Peer<RoleClient>,
+        upstream: &str,
+        prefix: &str,
+    ) -> Result<Self, String> {
+        let params = |cursor| PaginatedRequestParams::default().with_cursor(cursor);
         let capabilities = peer.peer_info().map(|info| info.capabilities.clone());
         let (resources, prompts) =
             capabilities.map_or((false, false), |c| (c.resources.is_some(), c.prompts.is_some()));
@@ -41,25 +53,58 @@ impl Listed {
         let failed = |what: &'static str| move |e: ServiceError| format!("{what} failed: {e}");
         let mut listed = Self::default();
         if resources {
-            listed.resources = tokio::time::timeout(CONNECT_LIMIT, peer.list_all_resources())
-                .await
-                .map_err(limited("resources/list"))?
-                .map_err(failed("resources/list"))?;
-            listed.templates =
-                tokio::time::timeout(CONNECT_LIMIT, peer.list_all_resource_templates())
-                    .await
-                    .map_err(limited("resources/templates/list"))?
-                    .map_err(failed("resources/templates/list"))?;
-            // The stored results of an upstream toolwire are its own: their URIs are the
-            // gateway's, and a read of one is the gateway's store's.
-            listed.resources.retain(|r| !is_stored_result(&r.uri));
-            listed.templates.retain(|t| !is_stored_result(&t.uri_template));
+            listed.resources = tokio::time::timeout(
+                CONNECT_LIMIT,
+                paging::read(
+                    upstream,
+                    "resources",
+                    LISTED,
+                    |cursor| async move {
+                        let page = peer.list_resources(Some(params(cursor))).await?;
+                        Ok((page.resources, page.next_cursor))
+                    },
+                    |r: &Resource| !is_stored_result(&r.uri),
+                ),
+            )
+            .await
+            .map_err(limited("resources/list"))?
+            .map_err(failed("resources/list"))?;
+            // The stored results of an upstream toolwire are its own (their URIs are the
+            // gateway's, and a read of one is the gateway's store's): not kept.
+            listed.templates = tokio::time::timeout(
+                CONNECT_LIMIT,
+                paging::read(
+                    upstream,
+                    "resource templates",
+                    LISTED,
+                    |cursor| async move {
+                        let page = peer.list_resource_templates(Some(params(cursor))).await?;
+                        Ok((page.resource_templates, page.next_cursor))
+                    },
+                    |t: &ResourceTemplate| !is_stored_result(&t.uri_template),
+                ),
+            )
+            .await
+            .map_err(limited("resources/templates/list"))?
+            .map_err(failed("resources/templates/list"))?;
         }
         if prompts {
-            listed.prompts = tokio::time::timeout(CONNECT_LIMIT, peer.list_all_prompts())
-                .await
-                .map_err(limited("prompts/list"))?
-                .map_err(failed("prompts/list"))?;
+            listed.prompts = tokio::time::timeout(
+                CONNECT_LIMIT,
+                paging::read(
+                    upstream,
+                    "prompts",
+                    LISTED,
+                    |cursor| async move {
+                        let page = peer.list_prompts(Some(params(cursor))).await?;
+                        Ok((page.prompts, page.next_cursor))
+                    },
+                    |_: &Prompt| true,
+                ),
+            )
+            .await
+            .map_err(limited("prompts/list"))?
+            .map_err(failed("prompts/list"))?;
             for prompt in &mut listed.prompts {
                 prompt.name = format!("{prefix}{}", prompt.name);
             }
@@ -144,7 +189,7 @@ impl Extras {
         match error {
             ServiceError::McpError(error) => error,
             other => {
-                tracing::warn!(upstream = %self.link.name(), error = %other, "upstream request failed");
+                tracing::warn!(upstream = %self.link.name(), error = %other.to_string().escape_debug(), "upstream request failed");
                 ErrorData::internal_error(
                     format!(
                         "the upstream server {} did not answer; try again later",

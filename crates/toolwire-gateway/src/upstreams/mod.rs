@@ -2,10 +2,11 @@
 //! Streamable HTTP, the newest revision the upstream accepts); `source` supervises it and offers
 //! the upstream's tools as a `ToolSource`; `tool` calls one of them; `result` turns what the
 //! upstream answers into a `ToolResult`; `extend` re-serves its resources and prompts; `relay`
-//! passes its progress on to the client.
+//! passes its progress on to the client; `paging` reads the upstream's lists within bounds.
 
 mod connect;
 mod extend;
+mod paging;
 mod relay;
 mod result;
 mod source;

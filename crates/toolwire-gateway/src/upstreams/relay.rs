@@ -16,6 +16,10 @@ use tokio::sync::mpsc;
 /// How many notifications about calls not routed (yet) are kept: the upstream may report
 /// progress before the gateway has noted where it goes, and most calls ask for none.
 const EARLY: usize = 64;
+/// How many notifications of one call wait for its client: an upstream may send progress far
+/// faster than a client reads it, and progress is advice, so past this the newest are dropped
+/// (what is passed on still rises) rather than queued without bound.
+const QUEUED: usize = 64;
 
 /// Where the progress of each call in flight goes, by the token the upstream was given.
 #[derive(Default)]
@@ -26,7 +30,7 @@ pub(super) struct Relays {
 #[derive(Default)]
 struct Routes {
     /// Each route's notifications go, in order, to a task that passes them on.
-    routes: HashMap<NumberOrString, mpsc::UnboundedSender<ProgressNotificationParam>>,
+    routes: HashMap<NumberOrString, mpsc::Sender<ProgressNotificationParam>>,
     early: VecDeque<ProgressNotificationParam>,
 }
 
@@ -39,9 +43,16 @@ impl Relays {
         client: Peer<RoleServer>,
         token: ProgressToken,
     ) -> RelayGuard {
-        let (sender, mut notes) = mpsc::unbounded_channel::<ProgressNotificationParam>();
-        tokio::spawn(async move {
+        let (sender, mut notes) = mpsc::channel::<ProgressNotificationParam>(QUEUED);
+        let task = tokio::spawn(async move {
+            // The client is promised rising progress; notes the upstream's flood brings out of
+            // order (rmcp hands each to a task of its own) or that do not rise are not passed on.
+            let mut last = f64::NEG_INFINITY;
             while let Some(mut note) = notes.recv().await {
+                if note.progress <= last {
+                    continue;
+                }
+                last = note.progress;
                 note.progress_token = token.clone();
                 if let Err(error) = client.notify_progress(note).await {
                     tracing::debug!(%error, "a progress notification could not be passed on");
@@ -54,19 +65,24 @@ impl Relays {
             inner.early.drain(..).partition(|note| note.progress_token.0 == key);
         inner.early = later;
         for note in early {
-            let _ = sender.send(note);
+            let _ = sender.try_send(note);
         }
         inner.routes.insert(key.clone(), sender);
-        RelayGuard { relays: Arc::clone(self), key }
+        RelayGuard { relays: Arc::clone(self), key, task: Some(task) }
     }
 
     /// Passes one progress notification of the upstream on to the client whose call it is about;
-    /// one about no call routed is kept a while (its route may be on its way).
+    /// one about no call routed is kept a while (its route may be on its way). One that finds its
+    /// client's queue full is dropped.
     pub(super) fn progress(&self, note: ProgressNotificationParam) {
         let mut inner = self.lock();
         match inner.routes.get(&note.progress_token.0) {
             Some(route) => {
-                let _ = route.send(note);
+                if let Err(mpsc::error::TrySendError::Full(_)) = route.try_send(note) {
+                    tracing::debug!(
+                        "a progress notification was dropped: its client reads slower than the upstream sends"
+                    );
+                }
             }
             None => {
                 if inner.early.len() == EARLY {
@@ -82,11 +98,31 @@ impl Relays {
     }
 }
 
+/// How long an answer waits for the progress before it to reach its client.
+const DRAIN_LIMIT: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// The route of one call's progress, removed when dropped (its task ends once what it holds is
 /// passed on).
 pub(super) struct RelayGuard {
     relays: Arc<Relays>,
     key: NumberOrString,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl RelayGuard {
+    /// The upstream answered: the progress it sent before the answer reaches the client before
+    /// the answer does. rmcp hands each notification to a task of its own, so those still
+    /// running get their turn first; then the route closes and what it holds is passed on
+    /// (within [`DRAIN_LIMIT`], so that a slow client never holds the answer long).
+    pub(super) async fn finish(mut self) {
+        for _ in 0..4 {
+            tokio::task::yield_now().await;
+        }
+        self.relays.lock().routes.remove(&self.key);
+        if let Some(task) = self.task.take() {
+            let _ = tokio::time::timeout(DRAIN_LIMIT, task).await;
+        }
+    }
 }
 
 impl Drop for RelayGuard {

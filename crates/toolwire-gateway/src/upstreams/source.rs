@@ -9,8 +9,8 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use rmcp::model::Tool;
-use rmcp::service::{Peer, RoleClient};
+use rmcp::model::{PaginatedRequestParams, Tool};
+use rmcp::service::{Peer, RoleClient, ServiceError};
 use serde_json::Value;
 use tokio::sync::{Notify, watch};
 use toolwire_mcp::extend::{Prompts, Resources};
@@ -18,6 +18,7 @@ use toolwire_mcp::{ChangeSignal, Registry, SourceHealth, ToolSource, ToolSpec};
 
 use super::connect::{CONNECT_LIMIT, Connection, Handler};
 use super::extend::{Extras, Listed};
+use super::paging::{self, Bounds};
 use super::tool::{Link, UpstreamTool};
 use crate::config::Upstream;
 use crate::metrics::Metrics;
@@ -28,6 +29,17 @@ const BACKOFF_FIRST: Duration = Duration::from_millis(250);
 const BACKOFF_MAX: Duration = Duration::from_secs(30);
 /// A connection that lasted this long was healthy: the next loss starts the backoff anew.
 const STABLE: Duration = Duration::from_secs(60);
+/// The shortest time between two re-listings: an upstream that says its list changed thousands
+/// of times a second is listed at most once per interval (the change that arrives meanwhile is
+/// kept by the `Notify` and read after the wait, so the last one is never missed).
+const RELIST_INTERVAL: Duration = Duration::from_secs(1);
+/// The most tools one upstream may publish (after its allow-list): a tools list beyond it would
+/// cost every client's `tools/list` and the model's context for no use; the first ones are
+/// served and a warning says so.
+const MAX_TOOLS: usize = 1000;
+/// The most JSON the published tools of one upstream may take, all definitions together: a
+/// thousand tools of 16 MiB descriptions or schemas each would otherwise all be held.
+const MAX_LISTING_BYTES: usize = 16 * 1024 * 1024;
 
 /// Why an upstream could not be connected (it is tried again; this is what the log and
 /// `/readyz` say meanwhile).
@@ -200,7 +212,12 @@ impl Shared {
                 why = &mut closed => return why,
                 () = self.changed.notified() => {
                     if let Err(why) = self.list(&peer).await {
-                        tracing::warn!(upstream = %self.upstream.name, %why, "the changed tool list could not be read; the previous list stays");
+                        tracing::warn!(upstream = %self.upstream.name, why = %why.escape_debug(), "the changed tool list could not be read; the previous list stays");
+                    }
+                    // A flood of `list_changed` is one listing per interval, not one per note.
+                    tokio::select! {
+                        why = &mut closed => return why,
+                        () = tokio::time::sleep(RELIST_INTERVAL) => {}
                     }
                 }
             }
@@ -210,8 +227,9 @@ impl Shared {
     /// Lists the upstream's resources, templates and prompts, and its tools, publishing the
     /// tools when they differ from what is published.
     async fn list(&self, peer: &Peer<RoleClient>) -> Result<(), String> {
-        self.extras.replace(Listed::of(peer, &self.upstream.tool_prefix).await?);
-        let listed = tokio::time::timeout(CONNECT_LIMIT, peer.list_all_tools())
+        self.extras
+            .replace(Listed::of(peer, &self.upstream.name, &self.upstream.tool_prefix).await?);
+        let listed = tokio::time::timeout(CONNECT_LIMIT, self.list_tools(peer))
             .await
             .map_err(|_| format!("tools/list: no answer within {} s", CONNECT_LIMIT.as_secs()))?
             .map_err(|e| format!("tools/list failed: {e}"))?;
@@ -228,11 +246,32 @@ impl Shared {
         Ok(())
     }
 
+    /// The upstream's tools that its allow-list admits, at most [`MAX_TOOLS`] of them in at
+    /// most [`MAX_LISTING_BYTES`] (`super::paging`): what an upstream declares is kept within a
+    /// bound, not held whole first.
+    async fn list_tools(&self, peer: &Peer<RoleClient>) -> Result<Vec<Tool>, ServiceError> {
+        let bounds = Bounds { items: MAX_TOOLS, bytes: MAX_LISTING_BYTES };
+        let page = |cursor| async move {
+            let params = PaginatedRequestParams::default().with_cursor(cursor);
+            let page = peer.list_tools(Some(params)).await?;
+            Ok((page.tools, page.next_cursor))
+        };
+        paging::read(&self.upstream.name, "tools", bounds, page, |tool: &Tool| {
+            self.admits(&tool.name)
+        })
+        .await
+    }
+
+    /// Whether the upstream's allow-list (none: every tool) admits the tool `remote`.
+    fn admits(&self, remote: &str) -> bool {
+        self.upstream.tools.as_ref().is_none_or(|globs| globs.iter().any(|g| g.matches(remote)))
+    }
+
     /// The connection is up: calls go through it.
     fn up(&self, connection: &Connection) {
         let name = &self.upstream.name;
         let revision = connection.revision().unwrap_or_else(|| "unknown".into());
-        tracing::info!(upstream = %name, %revision, tools = lock(&self.tools).0.len(), "upstream connected");
+        tracing::info!(upstream = %name, revision = %revision.escape_debug(), tools = lock(&self.tools).0.len(), "upstream connected");
         *lock(&self.revision) = Some(revision);
         self.link.connect(connection.peer());
         *lock(&self.health) = SourceHealth::Ready;
@@ -242,7 +281,7 @@ impl Shared {
     /// The connection is lost or could not be opened: calls fail fast until the next one.
     fn down(&self, why: &str, retry_in: Duration) {
         let name = &self.upstream.name;
-        tracing::warn!(upstream = %name, %why, retry_in_ms = retry_in.as_millis() as u64, "upstream not connected; trying again");
+        tracing::warn!(upstream = %name, why = %why.escape_debug(), retry_in_ms = retry_in.as_millis() as u64, "upstream not connected; trying again");
         self.link.disconnect();
         *lock(&self.revision) = None;
         *lock(&self.health) = SourceHealth::Unavailable(why.to_owned());
@@ -251,7 +290,9 @@ impl Shared {
 }
 
 /// The tools of `listed` that `upstream` serves, each under its prefix; a tool whose definition
-/// toolwire cannot publish is skipped with a warning naming it, and the others are served.
+/// toolwire cannot publish (a name outside MCP's `[A-Za-z0-9_.-]`, a schema that does not
+/// compile) is skipped with a warning naming it, and the others are served. The upstream's
+/// words reach the log escaped (`escape_debug`): a name may hold a newline or a terminal escape.
 fn registry(upstream: &Upstream, listed: &[Tool], link: &Arc<Link>) -> Registry {
     let mut tools = Registry::named(upstream.name.clone());
     for tool in listed {
@@ -264,14 +305,15 @@ fn registry(upstream: &Upstream, listed: &[Tool], link: &Arc<Link>) -> Registry 
             .as_ref()
             .map(|schema| Value::Object((**schema).clone()))
             .or_else(|| upstream.outputs.get(&remote).cloned());
-        let description = tool.description.as_deref().unwrap_or(&remote).to_owned();
+        let description = printable(tool.description.as_deref().unwrap_or(&remote));
         let mut spec = ToolSpec::new(format!("{}{remote}", upstream.tool_prefix), description)
             .input_schema(Value::Object((*tool.input_schema).clone()))
             .privileges(upstream.privileges.iter().cloned());
         if let Some(title) = &tool.title {
-            spec = spec.title(title);
+            spec = spec.title(printable(title).trim());
         }
-        if let Some(annotations) = tool.annotations.clone() {
+        if let Some(mut annotations) = tool.annotations.clone() {
+            annotations.title = annotations.title.map(|title| printable(&title).trim().to_owned());
             spec = spec.annotations(annotations);
         }
         if let Some(output) = &output {
@@ -279,10 +321,17 @@ fn registry(upstream: &Upstream, listed: &[Tool], link: &Arc<Link>) -> Registry 
         }
         let handler = UpstreamTool::new(Arc::clone(link), remote.clone(), output);
         if let Err(error) = tools.register_dyn(spec, Arc::new(handler)) {
-            tracing::warn!(upstream = %upstream.name, tool = %remote, %error, "upstream tool not served");
+            tracing::warn!(upstream = %upstream.name, tool = %remote.escape_debug(), error = %error.to_string().escape_debug(), "upstream tool not served");
         }
     }
     tools
+}
+
+/// `text` without its control characters, newlines and tabs aside: a description is prose that
+/// may have lines, but a terminal escape, a bell or a NUL has no place in what a client shows
+/// or a model reads.
+fn printable(text: &str) -> String {
+    text.chars().filter(|&c| c == '\n' || c == '\t' || !c.is_control()).collect()
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

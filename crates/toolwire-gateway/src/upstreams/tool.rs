@@ -147,8 +147,14 @@ impl DynTool for UpstreamTool {
                         error.message.to_string(),
                     )),
                 ),
+                // Garbage that parsed as a JSON-RPC answer, but not as a tool result: retrying
+                // the same call would read the same garbage.
+                Ok(Err(ServiceError::UnexpectedResponse)) => {
+                    tracing::warn!(upstream = %link.upstream, tool = %remote, "upstream answered a call with something other than a tool result");
+                    link.unavailable(&remote, "its answer was not a tool result", false)
+                }
                 Ok(Err(e)) => {
-                    tracing::warn!(upstream = %link.upstream, tool = %remote, error = %e, "upstream call failed");
+                    tracing::warn!(upstream = %link.upstream, tool = %remote, error = %e.to_string().escape_debug(), "upstream call failed");
                     link.unavailable(&remote, "the upstream server did not answer", true)
                 }
                 Err(_) => link.unavailable(
@@ -176,11 +182,14 @@ async fn ask(
 ) -> Result<CallToolResult, ServiceError> {
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
     let handle = peer.send_request_with_option(request, PeerRequestOptions::no_options()).await?;
-    let _route =
+    let route =
         progress.map(|(client, token)| relays.route(handle.progress_token.clone(), client, token));
     let mut cancel = CancelOnDrop::new(peer.clone(), handle.id.clone());
     let answer = handle.await_response().await;
     cancel.disarm();
+    if let Some(route) = route {
+        route.finish().await;
+    }
     match answer? {
         ServerResult::CallToolResult(result) => Ok(result),
         _ => Err(ServiceError::UnexpectedResponse),

@@ -19,3 +19,4 @@ mod stdio;
 mod store_outage;
 mod transport;
 mod upstreams;
+mod upstreams_hostile;

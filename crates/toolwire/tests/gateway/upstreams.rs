@@ -17,7 +17,7 @@ const REVISIONS: [&str; 5] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11
 
 /// An `[[upstreams]]` table for a toolwire on stdio with the demo tools, its data in
 /// `dir/<name>`, writing its process id to `dir/<name>.pid` (to be killed).
-fn stdio_upstream(dir: &std::path::Path, name: &str) -> String {
+pub(crate) fn stdio_upstream(dir: &std::path::Path, name: &str) -> String {
     let data = dir.join(name);
     let pid = dir.join(format!("{name}.pid"));
     format!(
@@ -58,7 +58,7 @@ fn names(client: &mut HttpClient) -> Vec<String> {
 }
 
 /// Asserts that `tool` answered the product of id 42, as the revision renders it.
-fn assert_product(revision: &str, answer: &Value) {
+pub(crate) fn assert_product(revision: &str, answer: &Value) {
     let result = &answer["result"];
     assert_ne!(result["isError"], json!(true), "{revision}: {answer}");
     let text = result["content"][0]["text"].as_str().unwrap_or_default();
@@ -73,7 +73,7 @@ fn assert_product(revision: &str, answer: &Value) {
 }
 
 /// The text of an `upstream_unavailable` result, or a panic saying what came instead.
-fn unavailable_text(answer: &Value) -> String {
+pub(crate) fn unavailable_text(answer: &Value) -> String {
     let result = &answer["result"];
     assert_eq!(result["isError"], json!(true), "{answer}");
     let text = result["content"][0]["text"].as_str().unwrap_or_default().to_owned();

@@ -308,11 +308,17 @@ impl KeySet {
     }
 }
 
+/// The most bytes read from a signing-key file: a key is about a hundred bytes, and the file is
+/// read before the gateway serves anything.
+const KEYS_FILE_LIMIT: u64 = 1024 * 1024;
+
 /// Reads a key file another process may be writing at this moment: an empty or partial file is
 /// read again for up to a second before its error is reported.
 fn parse_key_file(path: &Path) -> Result<KeySet, KeyError> {
-    let json = std::fs::read_to_string(path)
-        .map_err(|source| KeyError::Io { path: path.to_owned(), source })?;
+    let io = |source| KeyError::Io { path: path.to_owned(), source };
+    let bytes = crate::file::read_limited(path, KEYS_FILE_LIMIT).map_err(io)?;
+    let json = String::from_utf8(bytes)
+        .map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
     let origin = path.display().to_string();
     if json.trim().is_empty() {
         return Err(KeyError::Empty { origin });
@@ -422,6 +428,17 @@ mod tests {
         let sets: Vec<KeySet> = threads.into_iter().map(|t| t.join().unwrap()).collect();
         assert!(sets.iter().all(|set| set == &sets[0]));
         assert_eq!(KeySet::from_file(&path.join(KEYS_FILE)).unwrap(), sets[0]);
+    }
+
+    #[test]
+    fn a_key_file_is_read_within_its_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(KEYS_FILE);
+        std::fs::write(&path, vec![b' '; KEYS_FILE_LIMIT as usize + 1]).unwrap();
+        let error = KeySet::from_file(&path).unwrap_err().to_string();
+        assert!(error.ends_with(": over the limit of 1048576 bytes (1 MiB)"), "{error}");
+        let error = KeySet::from_file(Path::new("/dev/zero")).unwrap_err().to_string();
+        assert_eq!(error, "signing key file /dev/zero: not a regular file");
     }
 
     #[test]

@@ -16,6 +16,7 @@
 //! The modules are private: every public item is re-exported here, at one path.
 
 mod config;
+mod file;
 mod keys;
 mod link;
 mod memory;
@@ -30,6 +31,7 @@ mod seal;
 mod store;
 
 pub use config::{OpenError, StoreConfig, StoredResults};
+pub use file::read_limited;
 pub use keys::{KEYS_ENV, KEYS_FILE, KeyError, KeySet, MIN_SECRET_BYTES, SigningKey};
 pub use link::{LinkSigner, NotFound, URI_TEMPLATE, VerifiedLink};
 pub use memory::MemoryStore;

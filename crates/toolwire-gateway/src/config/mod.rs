@@ -278,39 +278,10 @@ fn key_at(text: &str, offset: usize) -> String {
 /// is a few hundred KiB): 4 MiB.
 pub const FILE_LIMIT: u64 = 4 * 1024 * 1024;
 
-/// The bytes of a regular file of at most [`FILE_LIMIT`] bytes, or why not (without the path).
-/// A device, a FIFO or a directory is refused before it is read (`/dev/zero` would never end, a
-/// FIFO waits for a writer), and a file over the limit before any of it is held.
+/// The bytes of a regular file of at most [`FILE_LIMIT`] bytes, or why not (without the path;
+/// `toolwire_store::read_limited`).
 fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
-    read_limited(path, FILE_LIMIT)
-}
-
-/// The bytes of a regular file of at most `limit` bytes, or why not (without the path): what
-/// [`read_bounded`] does, for files allowed to be larger (an OpenAPI document).
-pub(crate) fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    const NOT_REGULAR: &str = "not a regular file";
-    let over = || format!("over the limit of {limit} bytes ({} MiB)", limit / (1024 * 1024));
-    // Checked before opening: opening a FIFO blocks until something writes to it.
-    let metadata = std::fs::metadata(path).map_err(|e| e.to_string())?;
-    if !metadata.is_file() {
-        return Err(NOT_REGULAR.to_owned());
-    }
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let metadata = file.metadata().map_err(|e| e.to_string())?;
-    if !metadata.is_file() {
-        return Err(NOT_REGULAR.to_owned());
-    }
-    if metadata.len() > limit {
-        return Err(over());
-    }
-    let mut bytes = Vec::new();
-    file.take(limit + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
-    // A file that grew while it was read.
-    if bytes.len() as u64 > limit {
-        return Err(over());
-    }
-    Ok(bytes)
+    toolwire_store::read_limited(path, FILE_LIMIT).map_err(|e| e.to_string())
 }
 
 /// A PEM file of CA certificates: its bytes and its certificates, at least one.

@@ -112,9 +112,8 @@ impl OpenApiSource {
             reason,
         };
         let bytes = match &entry.spec {
-            SpecLocation::File(path) => {
-                crate::config::read_limited(path, SPEC_LIMIT as u64).map_err(read_failed)?
-            }
+            SpecLocation::File(path) => toolwire_store::read_limited(path, SPEC_LIMIT as u64)
+                .map_err(|e| read_failed(e.to_string()))?,
             SpecLocation::Url(url) => {
                 fetch(&client, url, entry.timeout).await.map_err(read_failed)?
             }

@@ -143,8 +143,7 @@ fn options(args: CheckArgs) -> Result<Options, Failure> {
     let cases = match &args.cases {
         Some(path) => {
             let shown = path.display();
-            let text = std::fs::read_to_string(path)
-                .map_err(|err| Failure::input(format!("--cases {shown}: {err}")))?;
+            let text = super::read_named_file("--cases", path)?;
             Some(
                 cases::parse_file(&text)
                     .map_err(|err| Failure::input(format!("--cases {shown}: {err}")))?,

@@ -62,6 +62,17 @@ pub(crate) fn read_stdin(max: u64) -> Result<Vec<u8>, Failure> {
     Ok(bytes)
 }
 
+/// The text of a file named by `flag` (`--output-schema`, `--cases`): a regular file of at most
+/// the configuration's bound (`toolwire_gateway::config::FILE_LIMIT`, 4 MiB), in UTF-8; else exit 2
+/// naming the flag, the file and what was wrong.
+pub(crate) fn read_named_file(flag: &str, path: &std::path::Path) -> Result<String, Failure> {
+    let fail =
+        |why: String| Failure::input(format!("{flag} {}: cannot read: {why}", path.display()));
+    let bytes = toolwire_store::read_limited(path, toolwire_gateway::config::FILE_LIMIT)
+        .map_err(|e| fail(e.to_string()))?;
+    String::from_utf8(bytes).map_err(|e| fail(e.to_string()))
+}
+
 /// Prints one result line (compact JSON plus a newline) on standard output.
 pub(crate) fn print_line(line: &str) -> Result<(), Failure> {
     let mut out = io::stdout().lock();

@@ -140,9 +140,7 @@ fn read_output(path: Option<&PathBuf>, shape: Shape) -> Result<ToolOutput, Failu
     let Some(path) = path else {
         return Ok(ToolOutput::none(shape));
     };
-    let text = std::fs::read_to_string(path).map_err(|err| {
-        Failure::input(format!("--output-schema {}: cannot read: {err}", path.display()))
-    })?;
+    let text = super::read_named_file("--output-schema", path)?;
     let doc: serde_json::Value = serde_json::from_str(&text).map_err(|err| {
         Failure::input(format!("--output-schema {}: not JSON: {err}", path.display()))
     })?;

@@ -4,7 +4,6 @@
 //! Exit 0 and no output when the result is valid; 1 when it has violations; 2 for a bad flag,
 //! unreadable input or an `--output-schema` file that is not a usable declaration.
 
-use std::fs;
 use std::path::Path;
 
 use toolwire_check::wire;
@@ -48,8 +47,7 @@ fn published_schema(
     target: Target,
 ) -> Result<Option<serde_json::Value>, Failure> {
     let shown = path.display();
-    let text = fs::read_to_string(path)
-        .map_err(|err| Failure::input(format!("--output-schema {shown}: {err}")))?;
+    let text = super::read_named_file("--output-schema", path)?;
     let declaration = serde_json::from_str(&text)
         .map_err(|err| Failure::input(format!("--output-schema {shown}: not JSON: {err}")))?;
     let output = ToolOutput::from_declaration(&declaration, shape)

@@ -201,7 +201,7 @@ fn bad_flags_and_files_exit_2_with_one_line() {
         ),
         (
             &["--target", "mcp-2025-06-18", "--output-schema", "/dev/null"],
-            "toolwire: --output-schema /dev/null: not JSON: ",
+            "toolwire: --output-schema /dev/null: cannot read: not a regular file\n",
         ),
     ];
     for (args, expected) in cases {
@@ -271,4 +271,26 @@ fn an_input_required_result_is_checked_against_its_own_definition() {
         ),
         "{text}"
     );
+}
+
+#[test]
+fn an_output_schema_file_is_read_within_the_configuration_s_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let not_json = dir.path().join("not.json");
+    std::fs::write(&not_json, "{").unwrap();
+    let large = dir.path().join("large.json");
+    std::fs::write(&large, vec![b' '; 4 * 1024 * 1024 + 1]).unwrap();
+    for (path, expected) in [
+        (&not_json, "not JSON: "),
+        (&large, "cannot read: over the limit of 4194304 bytes (4 MiB)\n"),
+    ] {
+        let shown = path.display().to_string();
+        let output = validate(&["--target", "mcp-2025-06-18", "--output-schema", &shown], "{}");
+        assert_eq!(output.status.code(), Some(2));
+        let err = stderr(&output);
+        assert!(
+            err.starts_with(&format!("toolwire: --output-schema {shown}: {expected}")),
+            "{err}"
+        );
+    }
 }

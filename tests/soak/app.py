@@ -8,6 +8,11 @@ Each POST carries the gateway's app-tool request (`{"tool", "arguments", "contex
 - `error500`: HTTP 500 with a plain-text body;
 - `garbage`: HTTP 200, `application/json`, a body that is not JSON.
 
+It is also a small REST API that the soak's `[[openapi]]` entry bridges: `GET /openapi.json` is
+its OpenAPI 3.1 document, one operation `echo` (`GET /echo?mode=…&n=…`) answering `{"echo": n}`
+(`ok`), the same after sleeping past the entry's `timeout_ms` (`slow`), or HTTP 500 with
+`{"message": …}` (`error500`).
+
 Usage: python app.py PORT SLOW_SECONDS
 """
 
@@ -59,6 +64,44 @@ class Handler(BaseHTTPRequestHandler):
             self.answer(200, "application/json", b"{\"format\": \"toolwire.result.v1\", \"data\": [1, 2,,,\x00")
         else:
             self.answer(200, "application/json", ok)
+
+
+    def do_GET(self) -> None:  # noqa: N802 - the base's name
+        path, _, query = self.path.partition("?")
+        if path == "/openapi.json":
+            self.answer(200, "application/json", json.dumps(OPENAPI).encode())
+            return
+        if path != "/echo":
+            self.answer(404, "application/json", b'{"message": "no such path"}')
+            return
+        params = dict(pair.partition("=")[::2] for pair in query.split("&") if pair)
+        mode = params.get("mode", "ok")
+        body = json.dumps({"echo": int(params.get("n", "0") or 0)}).encode()
+        if mode == "slow":
+            time.sleep(self.slow_seconds)
+            self.answer(200, "application/json", body)
+        elif mode == "error500":
+            self.answer(500, "application/json", b'{"message": "internal trouble in the API"}')
+        else:
+            self.answer(200, "application/json", body)
+
+
+# The REST side's OpenAPI document: one GET operation with two query parameters and a typed answer.
+OPENAPI = {
+    "openapi": "3.1.0",
+    "info": {"title": "soak API", "version": "1"},
+    "paths": {"/echo": {"get": {
+        "operationId": "echo",
+        "summary": "Echo a number; the mode parameter says how the API misbehaves.",
+        "parameters": [
+            {"name": "mode", "in": "query", "schema": {"type": "string", "enum": ["ok", "slow", "error500"]}},
+            {"name": "n", "in": "query", "schema": {"type": "integer"}},
+        ],
+        "responses": {"200": {"description": "the number", "content": {"application/json": {"schema": {
+            "type": "object", "properties": {"echo": {"type": "integer"}}, "required": ["echo"],
+        }}}}},
+    }}},
+}
 
 
 def main() -> None:

@@ -1,29 +1,38 @@
-"""Soak test of `toolwire serve`: many concurrent clients, both eras, Redis outages, a flaky app.
+"""Soak test of `toolwire serve`: many concurrent clients, both eras, Redis outages, a flaky app,
+a flaky REST API and an upstream MCP server that is killed.
 
 Starts on loopback ports: `redis-server` (append-only file, fsync on every write, so what was
-stored survives a kill), the misbehaving app of `app.py`, and one gateway using that Redis as its
-store and the app as the `soak_app` tool. Then CLIENTS concurrent clients share CALLS `tools/call`
-requests. Client i speaks one revision: the handshake revisions (`initialize` + session) and the
+stored survives a kill), the misbehaving app of `app.py` (also a REST API with an OpenAPI
+document), and one gateway using that Redis as its store, the app as the `soak_app` tool, the
+API's `echo` operation as `api_echo` (`[[openapi]]`) and a second toolwire over stdio as an
+upstream whose `catalog_get` is `up_catalog_get` (`[[upstreams]]`). Then CLIENTS concurrent
+clients share CALLS `tools/call` requests. Client i speaks one revision: the handshake revisions (`initialize` + session) and the
 stateless 2026-07-28 one (revision in `_meta`), in turn. Each call is:
 
 - about 1 % `catalog_export` (a large result, offloaded to the store behind a link), whose link is
   read back at once with `resources/read` and again at the end;
 - about 20 % `soak_app`, a third of which are told to misbehave (too slow, HTTP 500, garbage);
+- about 10 % `api_echo`, a fifth of which are told to fail (too slow, HTTP 500);
+- about 10 % `up_catalog_get`, through the upstream;
 - the rest the small demo tools (`catalog_search`, `catalog_get`, `catalog_count`).
 
 Meanwhile Redis is killed (SIGKILL) and restarted on the same port OUTAGES times, spread over the
-run, and the gateway's VmRSS is sampled from /proc.
+run; the upstream is killed (SIGKILL) as often, between them, and the gateway starts it again on
+its own; the gateway's VmRSS is sampled from /proc.
 
 It asserts:
 - every call got a result or a clear error: a success, or an `isError` result with a known code
   (`upstream_unavailable` for the app's misbehaviour; `tool_error` "could not be stored" for an
-  export while Redis was down), or a JSON-RPC error other than -32603 while Redis was down; a
+  export while Redis was down; `upstream_unavailable` for `up_catalog_get` within
+  UPSTREAM_GRACE seconds of a kill of the upstream), or a JSON-RPC error other than -32603 while
+  Redis was down; a
   `resources/read` overlapping an outage may fail, and only with -32603 "The result store is
   temporarily unavailable, …" with `data: {"retryable": true}`, or another JSON-RPC error;
 - every issued link reads back whole (the same export as every other read) while Redis is up,
   and all of them at the end;
 - nothing unexpected: no -32603, no HTTP error status, no call over the client timeout (a hang),
   no dropped connection, no failure outside an outage;
+- the upstream serves again after its last kill, without restarting the gateway;
 - the gateway's peak VmRSS stays under --rss-bound-mib.
 
 Prints a summary (also as JSON with --json FILE) and exits 0 when every assertion held.
@@ -66,6 +75,10 @@ CLIENT_TIMEOUT = 30.0
 # Redis connection notices a restart only on its next command.
 OUTAGE_GRACE = 2.0
 QUOTA = 8 << 30
+# How long after a kill of the upstream its tools may answer `upstream_unavailable`: the gateway
+# starts it again after a backoff of 250 ms doubling (reset after a minute up), and a debug
+# build of the upstream takes a moment to start.
+UPSTREAM_GRACE = 10.0
 STORE_DOWN_READ = ("The result store is temporarily unavailable, so the stored result could "
                    "not be read; the link is still valid: retry resources/read later")
 
@@ -121,6 +134,30 @@ class Redis:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+
+
+class Upstream:
+    """The upstream MCP server the gateway started (a toolwire on stdio, which writes its process
+    id to a file): killed from here, started again by the gateway; remembers when it was killed."""
+
+    def __init__(self, pid_file: Path) -> None:
+        self.pid_file = pid_file
+        self.killed: list[float] = []
+
+    def kill(self) -> bool:
+        try:
+            pid = int(self.pid_file.read_text().strip())
+        except (OSError, ValueError):
+            return False
+        self.killed.append(time.monotonic())
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            return False
+        return True
+
+    def overlaps(self, start: float, end: float) -> bool:
+        return any(start <= killed + UPSTREAM_GRACE and end >= killed for killed in self.killed)
 
 
 def message_of(response: httpx.Response) -> Any:
@@ -247,14 +284,22 @@ def stored_links(result: dict[str, Any]) -> list[str]:
     return links
 
 
-def pick_call(rng: random.Random, n: int, export_share: float, app_share: float) -> tuple[str, dict[str, Any], str]:
+def pick_call(rng: random.Random, n: int, args: argparse.Namespace) -> tuple[str, dict[str, Any], str]:
     """A call: tool, arguments, and what it must produce (`ok` or an expected failure code)."""
     roll = rng.random()
-    if roll < export_share:
+    if roll < args.export_share:
         return "catalog_export", {}, "export"
-    if roll < export_share + app_share:
+    roll -= args.export_share
+    if roll < args.app_share:
         mode = rng.choices(["ok", "slow", "error500", "garbage"], weights=[67, 11, 11, 11])[0]
         return "soak_app", {"mode": mode, "n": n}, "ok" if mode == "ok" else "upstream_unavailable"
+    roll -= args.app_share
+    if roll < args.api_share:
+        mode = rng.choices(["ok", "slow", "error500"], weights=[80, 10, 10])[0]
+        return "api_echo", {"mode": mode, "n": n}, "ok" if mode == "ok" else "upstream_unavailable"
+    roll -= args.api_share
+    if roll < args.upstream_share:
+        return "up_catalog_get", {"id": rng.randrange(1, 40)}, "upstream"
     which = rng.randrange(3)
     if which == 0:
         return "catalog_search", {"query": rng.choice(["chair", "lamp", "oak", "desk"]), "limit": 5}, "ok"
@@ -304,8 +349,9 @@ async def read_link(client: Client, uri: str, out: Outcomes, redis: Redis, final
     return False
 
 
-async def one_call(client: Client, rng: random.Random, n: int, out: Outcomes, redis: Redis, args: argparse.Namespace) -> None:
-    tool, arguments, expect = pick_call(rng, n, args.export_share, args.app_share)
+async def one_call(client: Client, rng: random.Random, n: int, out: Outcomes, redis: Redis, upstream: Upstream,
+                   args: argparse.Namespace) -> None:
+    tool, arguments, expect = pick_call(rng, n, args)
     start = time.monotonic()
     try:
         status, answer = await client.post("tools/call", {"name": tool, "arguments": arguments})
@@ -333,8 +379,10 @@ async def one_call(client: Client, rng: random.Random, n: int, out: Outcomes, re
         code = failure.get("code")
         message = str(failure.get("error", ""))
         if expect == "upstream_unavailable" and code == "upstream_unavailable":
-            out.counts[f"soak_app {arguments['mode']}: upstream_unavailable"] += 1
-        elif expect == "ok_or_not_found" and code == "not_found":
+            out.counts[f"{tool} {arguments['mode']}: upstream_unavailable"] += 1
+        elif expect == "upstream" and code == "upstream_unavailable" and upstream.overlaps(start, time.monotonic()):
+            out.counts[f"{tool}: upstream_unavailable (upstream killed)"] += 1
+        elif expect in ("ok_or_not_found", "upstream") and code == "not_found":
             out.counts[f"{tool}: not_found"] += 1
         elif expect == "export" and outage and code == "tool_error" and "could not be stored" in message:
             out.counts["catalog_export: tool_error could not be stored (Redis down)"] += 1
@@ -342,7 +390,7 @@ async def one_call(client: Client, rng: random.Random, n: int, out: Outcomes, re
             out.bad(f"isError {code}", f"{tool} {arguments} (outage={outage}): {message[:300]}")
         return
     if expect == "upstream_unavailable":
-        out.bad("misbehaving app answered as a success", f"{arguments}: {json.dumps(result)[:300]}")
+        out.bad("misbehaving app or API answered as a success", f"{tool} {arguments}: {json.dumps(result)[:300]}")
         return
     if expect == "export":
         links = stored_links(result)
@@ -356,8 +404,8 @@ async def one_call(client: Client, rng: random.Random, n: int, out: Outcomes, re
     out.counts[f"{tool}: success ({era})"] += 1
 
 
-async def run_client(number: int, url: str, calls: list[int], out: Outcomes, redis: Redis, args: argparse.Namespace,
-                     done: list[int]) -> None:
+async def run_client(number: int, url: str, calls: list[int], out: Outcomes, redis: Redis, upstream: Upstream,
+                     args: argparse.Namespace, done: list[int]) -> None:
     revisions = [*HANDSHAKE, STATELESS]
     revision = revisions[number % len(revisions)]
     rng = random.Random(args.seed * 100003 + number)
@@ -365,7 +413,7 @@ async def run_client(number: int, url: str, calls: list[int], out: Outcomes, red
     try:
         await client.connect()
         for n in calls:
-            await one_call(client, rng, n, out, redis, args)
+            await one_call(client, rng, n, out, redis, upstream, args)
             done[0] += 1
     except Exception as e:  # noqa: BLE001 - any failure of a client is a finding to report
         out.bad("client failed", f"client {number} ({revision}): {e!r}")
@@ -385,6 +433,30 @@ async def outages(redis: Redis, total: int, done: list[int], count: int, down_se
         await asyncio.to_thread(redis.restart)
 
 
+async def upstream_kills(upstream: Upstream, total: int, done: list[int], count: int, out: Outcomes) -> None:
+    """Kills the upstream `count` times, halfway between the Redis outages."""
+    for i in range(count):
+        target = total * (2 * i + 1) // (2 * count + 2)
+        while done[0] < target:
+            await asyncio.sleep(0.05)
+        if upstream.kill():
+            out.counts["upstream kills"] += 1
+        else:
+            out.bad("upstream not running to be killed", f"kill {i + 1} of {count}")
+
+
+async def upstream_back(client: Client, out: Outcomes) -> bool:
+    """Whether the upstream's tool answers again after the last kill (within UPSTREAM_GRACE)."""
+    deadline = time.monotonic() + UPSTREAM_GRACE
+    while time.monotonic() < deadline:
+        status, answer = await client.post("tools/call", {"name": "up_catalog_get", "arguments": {"id": 1}})
+        if status == 200 and "result" in answer and not answer["result"].get("isError"):
+            return True
+        await asyncio.sleep(0.25)
+    out.bad("upstream not back", f"up_catalog_get still failing {UPSTREAM_GRACE} s after the run")
+    return False
+
+
 async def sample_rss(pid: int, peak: list[int], stop: asyncio.Event) -> None:
     while not stop.is_set():
         try:
@@ -397,7 +469,8 @@ async def sample_rss(pid: int, peak: list[int], stop: asyncio.Event) -> None:
         await asyncio.sleep(0.25)
 
 
-async def soak(url: str, gateway_pid: int, redis: Redis, args: argparse.Namespace) -> tuple[Outcomes, dict[str, Any]]:
+async def soak(url: str, gateway_pid: int, redis: Redis, upstream: Upstream,
+               args: argparse.Namespace) -> tuple[Outcomes, dict[str, Any]]:
     out = Outcomes()
     done = [0]
     peak = [0, 0]
@@ -408,7 +481,9 @@ async def soak(url: str, gateway_pid: int, redis: Redis, args: argparse.Namespac
     shares = [list(range(c, args.calls, args.clients)) for c in range(args.clients)]
     start = time.monotonic()
     killer = asyncio.create_task(outages(redis, args.calls, done, args.outages, args.down_seconds, out))
-    clients = [asyncio.create_task(run_client(c, url, shares[c], out, redis, args, done)) for c in range(args.clients)]
+    upstream_killer = asyncio.create_task(upstream_kills(upstream, args.calls, done, args.outages, out))
+    clients = [asyncio.create_task(run_client(c, url, shares[c], out, redis, upstream, args, done))
+               for c in range(args.clients)]
     try:
         await asyncio.wait_for(asyncio.gather(*clients), timeout=args.max_seconds)
     except TimeoutError:
@@ -418,12 +493,15 @@ async def soak(url: str, gateway_pid: int, redis: Redis, args: argparse.Namespac
     elapsed = time.monotonic() - start
     if done[0] >= args.calls:
         await killer
+        await upstream_killer
     else:
         killer.cancel()
+        upstream_killer.cancel()
     if redis.proc is None or redis.proc.poll() is not None:
         await asyncio.to_thread(redis.restart)
     # Every link issued reads back whole now that Redis is up (the append-only file kept them).
     final = Client(url, STATELESS, -1)
+    back = await upstream_back(final, out)
     whole_at_end = 0
     for uri, _ in out.links:
         try:
@@ -443,6 +521,8 @@ async def soak(url: str, gateway_pid: int, redis: Redis, args: argparse.Namespac
         "seconds": round(elapsed, 1),
         "calls_per_second": round(done[0] / elapsed, 1) if elapsed else 0,
         "redis_outages": len(redis.down),
+        "upstream_kills": len(upstream.killed),
+        "upstream_back_at_end": back,
         "outage_seconds": [round(back - killed, 2) for killed, back in redis.down],
         "links_issued": len(out.links),
         "links_whole_at_end": whole_at_end,
@@ -461,7 +541,7 @@ async def soak(url: str, gateway_pid: int, redis: Redis, args: argparse.Namespac
     return out, figures
 
 
-def config(redis_port: int, app_port: int) -> str:
+def config(redis_port: int, app_port: int, binary: str, work: Path) -> str:
     return f"""[store]
 url = "redis://127.0.0.1:{redis_port}/"
 signing_keys_env = "{KEYS_ENV}"
@@ -484,6 +564,21 @@ description = "Echo a number; the mode argument says how the app misbehaves."
 endpoint = "http://127.0.0.1:{app_port}/tool"
 timeout_ms = {APP_TIMEOUT_MS}
 input_schema = {{ type = "object", properties = {{ mode = {{ type = "string" }}, n = {{ type = "integer" }} }} }}
+
+[[openapi]]
+name = "soakapi"
+spec = "http://127.0.0.1:{app_port}/openapi.json"
+base_url = "http://127.0.0.1:{app_port}"
+tool_prefix = "api_"
+timeout_ms = {APP_TIMEOUT_MS}
+
+[[upstreams]]
+name = "up"
+command = ["sh", "-c", "echo $$ > \\"$0\\"; exec \\"$1\\" serve --stdio --data-dir \\"$2\\"", "{work / 'up.pid'}", "{binary}", "{work / 'up-data'}"]
+env = {{ TOOLWIRE_LOG = "error" }}
+tool_prefix = "up_"
+tools = ["catalog_get"]
+timeout_ms = 3000
 """
 
 
@@ -497,6 +592,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--down-seconds", type=float, default=2.0, help="how long each Redis outage lasts")
     p.add_argument("--export-share", type=float, default=0.01)
     p.add_argument("--app-share", type=float, default=0.2)
+    p.add_argument("--api-share", type=float, default=0.1)
+    p.add_argument("--upstream-share", type=float, default=0.1)
     p.add_argument("--rss-bound-mib", type=float, default=float(os.environ.get("SOAK_RSS_BOUND_MIB", 256)))
     p.add_argument("--max-seconds", type=float, default=float(os.environ.get("SOAK_MAX_SECONDS", 1800)))
     p.add_argument("--seed", type=int, default=1)
@@ -525,7 +622,7 @@ def main(argv: list[str]) -> int:
         procs.append(subprocess.Popen([sys.executable, str(Path(__file__).with_name("app.py")), str(app_port),
                                        str(APP_SLOW_SECONDS)]))
         wait_for_port(app_port, procs[-1], "the soak app")
-        (work / "toolwire.toml").write_text(config(redis.port, app_port))
+        (work / "toolwire.toml").write_text(config(redis.port, app_port, args.binary, work))
         secret = base64.urlsafe_b64encode(secrets.token_bytes(32)).rstrip(b"=").decode()
         env = dict(os.environ, **{KEYS_ENV: json.dumps({"keys": [{"kid": "soak-1", "secret": secret}]})},
                    RUST_LOG="error")
@@ -538,10 +635,15 @@ def main(argv: list[str]) -> int:
                 stdout=log, stderr=subprocess.STDOUT, env=env,
             ))
         gateway = procs[-1]
-        wait_for_port(port, gateway, "toolwire serve")
+        try:
+            wait_for_port(port, gateway, "toolwire serve")
+        except RuntimeError:
+            print(gateway_log.read_text(errors="replace"), file=sys.stderr)
+            raise
         print(f"soak: {args.clients} clients x {args.calls} calls, {args.outages} Redis outages of "
               f"{args.down_seconds} s, gateway pid {gateway.pid} on :{port}", flush=True)
-        out, figures = asyncio.run(soak(f"http://127.0.0.1:{port}/mcp", gateway.pid, redis, args))
+        upstream = Upstream(work / "up.pid")
+        out, figures = asyncio.run(soak(f"http://127.0.0.1:{port}/mcp", gateway.pid, redis, upstream, args))
         if gateway.poll() is not None:
             out.bad("gateway exited", f"exit status {gateway.returncode}")
             figures["unexpected"] = out.unexpected

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use crate::wire;
 use serde_json::Value;
+use toolwire_core::host::{MAX_RESULT_SIZE_CHARS_CEILING, MAX_RESULT_SIZE_CHARS_KEY};
 use toolwire_core::pointer;
 use toolwire_core::revision::{McpCaps, StructuredCap};
 use toolwire_core::{McpRevision, Shape, ToolOutput};
@@ -36,6 +37,13 @@ impl ToolDef {
     /// The outputSchema as sent, the one results are checked against.
     pub fn output_schema(&self) -> Option<&Value> {
         self.raw.get("outputSchema")
+    }
+
+    /// The tool's size opt-in for Claude Code, `_meta["anthropic/maxResultSizeChars"]`, as a
+    /// whole number of characters (one above Claude Code's ceiling counts as the ceiling).
+    pub fn max_result_size_chars(&self) -> Option<usize> {
+        let chars = self.raw.get("_meta")?.get(MAX_RESULT_SIZE_CHARS_KEY)?.as_u64()?;
+        Some(usize::try_from(chars).unwrap_or(usize::MAX).min(MAX_RESULT_SIZE_CHARS_CEILING))
     }
 }
 

@@ -194,10 +194,13 @@ const CLIENT_NAME: &str = "toolwire-check";
 fn host_groups(profiles: &[HostProfile]) -> Vec<HostGroup> {
     let mut groups: Vec<HostGroup> = Vec::new();
     for profile in profiles.iter().filter(|p| !p.is_generic_policy()) {
+        // A host that reads a tool's size opt-in is listed tools with it (toolwire publishes
+        // it to Claude Code alone), so it is not grouped with one that does not.
         let same = |g: &&mut HostGroup| {
             g.profile.reads == profile.reads
                 && g.profile.max_result_bytes == profile.max_result_bytes
                 && g.profile.reads_links == profile.reads_links
+                && g.profile.reads_size_opt_in() == profile.reads_size_opt_in()
         };
         if let Some(group) = groups.iter_mut().find(same) {
             group.names.push(profile.name.clone());

@@ -236,8 +236,10 @@ fn text_mirror(context: &Context<'_>, result: &Value, out: &mut Vec<Finding>) {
     }
 }
 
-/// The host's cap, and what a structured reader would not show the model.
+/// The host's cap (for this tool: Claude Code reads a tool's own size opt-in), and what a
+/// structured reader would not show the model.
 fn host_view(context: &Context<'_>, host: &HostProfile, result: &Value, out: &mut Vec<Finding>) {
+    let host = host.for_tool(context.tool.max_result_size_chars());
     let view = model_view(result, host.reads);
     if let Some(cap) = host.max_result_bytes
         && view.len() > cap
@@ -438,6 +440,34 @@ mod tests {
         assert_eq!(
             found(McpRevision::V2025_11_25, &tool(None), None, result),
             vec![("text-mirror", "tools/call minimal /structuredContent/next".to_owned())]
+        );
+    }
+
+    #[test]
+    fn claude_code_s_cap_for_a_tool_is_the_size_the_tool_opted_in_to() {
+        let rows: Vec<Value> =
+            (0..2000).map(|i| json!({"id": i, "label": "a row of data"})).collect();
+        let data = json!({"rows": rows});
+        let text = data.to_string();
+        assert!((50_000..200_000).contains(&text.len()), "{}", text.len());
+        let result =
+            json!({"content": [{"type": "text", "text": text}], "structuredContent": data});
+        let hosts = toolwire_core::host::HostProfiles::builtin();
+        let claude_code = hosts.by_name("claude-code");
+        let plain = tool(Some(json!({"type": "object"})));
+        assert_eq!(
+            found(McpRevision::V2025_06_18, &plain, claude_code, result.clone()),
+            vec![("host-cap", "tools/call minimal".to_owned())]
+        );
+        let mut opted_in = plain.clone();
+        opted_in.raw["_meta"] = json!({"anthropic/maxResultSizeChars": 200_000});
+        assert_eq!(opted_in.max_result_size_chars(), Some(200_000));
+        assert_eq!(found(McpRevision::V2025_06_18, &opted_in, claude_code, result.clone()), vec![]);
+        // Another host does not read Claude Code's key.
+        let codex = hosts.by_name("codex");
+        assert_eq!(
+            found(McpRevision::V2025_06_18, &opted_in, codex, result),
+            vec![("host-cap", "tools/call minimal".to_owned())]
         );
     }
 

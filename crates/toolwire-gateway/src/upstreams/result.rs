@@ -3,12 +3,15 @@
 //! a legacy envelope or a v1 document goes through the core's parser; `isError` is a failure;
 //! `structuredContent` is the data (an empty array wherever the declared schema wants an object
 //! becomes `{}`: the bridge that sends `[]` for `{}`, at the root or inside its envelope); other
-//! blocks are parts; the upstream's `_meta` is kept under `upstream/meta`, keyed by the
+//! blocks are parts (with the audience their `annotations.audience` names); the upstream's
+//! `_meta` is kept under `upstream/meta`, keyed by the
 //! upstream's name — but for the protocol's own keys, which describe the hop, not the result.
 
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
-use toolwire_core::{ErrorCode, Part, Provenance, ResourceLinkPart, ToolError, ToolResult};
+use toolwire_core::{
+    Audience, ErrorCode, Part, Provenance, ResourceLinkPart, ToolError, ToolResult,
+};
 
 /// A converted result, and whether the `[]`→`{}` repair was applied (to be counted and logged).
 #[derive(Debug)]
@@ -28,11 +31,12 @@ pub fn convert(answer: &Value, upstream: &str, output: Option<&Value>) -> Conver
     let blocks = answer.get("content").and_then(Value::as_array).unwrap_or(&empty);
     let is_error = answer.get("isError").and_then(Value::as_bool).unwrap_or(false);
     let structured = answer.get("structuredContent").filter(|v| !v.is_null());
-    let texts: Vec<&str> = blocks
+    let text_blocks: Vec<(&Value, &str)> = blocks
         .iter()
         .filter(|b| is_text(b))
-        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .filter_map(|b| Some((b, b.get("text").and_then(Value::as_str)?)))
         .collect();
+    let texts: Vec<&str> = text_blocks.iter().map(|(_, text)| *text).collect();
 
     // A legacy envelope or a v1 document in the first text block: the core reads it whole (with
     // its dry run, other keys and parts), also beside `structuredContent` that is the same data.
@@ -51,7 +55,7 @@ pub fn convert(answer: &Value, upstream: &str, output: Option<&Value>) -> Conver
         let mut result = document;
         for block in blocks.iter().skip_while(|b| !is_text(b)).skip(1) {
             let part = match block.get("text").and_then(Value::as_str).filter(|_| is_text(block)) {
-                Some(text) => Some(Part::text(text)),
+                Some(text) => Some(annotated(block, Part::text(text))),
                 None => other_part(block),
             };
             if let Some(part) = part.filter(|part| !copies.contains(part)) {
@@ -72,12 +76,14 @@ pub fn convert(answer: &Value, upstream: &str, output: Option<&Value>) -> Conver
             let copies =
                 |text: &&str| serde_json::from_str::<Value>(text).ok().as_ref() == Some(sent);
             let mut result = ToolResult::success(data);
-            for text in texts.iter().filter(|t| !copies(t)) {
-                result = result.with_part(Part::text(*text));
+            for (block, text) in text_blocks.iter().filter(|(_, t)| !copies(t)) {
+                result = result.with_part(annotated(block, Part::text(*text)));
             }
             result
         }
-        None => texts.iter().fold(ToolResult::empty(), |r, text| r.with_part(Part::text(*text))),
+        None => text_blocks.iter().fold(ToolResult::empty(), |r, (block, text)| {
+            r.with_part(annotated(block, Part::text(*text)))
+        }),
     };
     for block in blocks {
         if let Some(part) = other_part(block) {
@@ -189,6 +195,20 @@ fn upstream_error(structured: Option<&Value>, texts: &[&str]) -> ToolError {
 /// embedded resource whose URI is not one (RFC 3986, as every revision's schema requires) keeps
 /// what it says as text or bytes rather than go out as a block no client may accept.
 fn other_part(block: &Value) -> Option<Part> {
+    lifted_part(block).map(|part| annotated(block, part))
+}
+
+/// `part` with the audience `block` names in `annotations.audience`, when it names one.
+fn annotated(block: &Value, part: Part) -> Part {
+    let roles = block.pointer("/annotations/audience").and_then(Value::as_array);
+    match roles.and_then(|roles| Audience::from_roles(roles.iter().filter_map(Value::as_str))) {
+        Some(audience) => part.for_audience(audience),
+        None => part,
+    }
+}
+
+/// [`other_part`] before its audience.
+fn lifted_part(block: &Value) -> Option<Part> {
     let field = |name: &str| block.get(name).and_then(Value::as_str);
     match field("type")? {
         "image" | "audio" => {
@@ -416,6 +436,28 @@ mod tests {
                 Part::text("Resource r: not a uri"),
                 Part::text("hello"),
                 Part::binary(vec![0, 1], "application/octet-stream"),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_block_s_audience_is_its_part_s() {
+        let answer = json!({
+            "content": [
+                {"type": "text", "text": "for the person", "annotations": {"audience": ["user"]}},
+                {"type": "text", "text": "for the model", "annotations": {"audience": ["assistant"], "priority": 1}},
+                {"type": "text", "text": "for nobody known", "annotations": {"audience": ["robot"]}},
+                {"type": "image", "data": "AAEC", "mimeType": "image/png", "annotations": {"audience": ["user", "assistant"]}}
+            ]
+        });
+        let parts = converted(answer, false).result.parts().to_vec();
+        assert_eq!(
+            parts,
+            [
+                Part::text("for the person").for_audience(Audience::User),
+                Part::text("for the model").for_audience(Audience::Assistant),
+                Part::text("for nobody known"),
+                Part::binary(vec![0, 1, 2], "image/png").for_audience(Audience::Both),
             ]
         );
     }

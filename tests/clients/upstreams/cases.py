@@ -151,7 +151,9 @@ CASES: dict[str, list[Case]] = {
         Case("trigger-long-running-operation", {"duration": 0.3, "steps": 3}),
         Case("simulate-research-query", {"topic": "tides"}, "any", why=NEEDS_CLIENT),
         # Listed only to a client that declares the capability they use (toolwire's upstream
-        # client declares none today); called when listed, a well-formed error result is fine.
+        # client declares elicitation and sampling, not roots); called by this client, which can
+        # be asked nothing, so the upstream is declined: a well-formed result is all that counts
+        # here (upstream_asks.py checks the relay).
         Case("get-roots-list", {}, "any", why=NEEDS_CLIENT),
         Case("trigger-elicitation-request", {}, "any", why=NEEDS_CLIENT),
         Case("trigger-url-elicitation", {"url": "https://example.com/consent"}, "any", why=NEEDS_CLIENT),

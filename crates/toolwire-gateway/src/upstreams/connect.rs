@@ -8,9 +8,18 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::ProtocolVersion;
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, ClientResult, ElicitRequest, ElicitRequestParams,
+    ElicitResult, ElicitationAction, ErrorData, ProtocolVersion, ServerRequest,
+};
+#[allow(
+    deprecated,
+    reason = "rmcp marks sampling deprecated (SEP-2577), but the revisions an upstream speaks still have it"
+)]
+use rmcp::model::{CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult};
 use rmcp::service::{
-    ClientLifecycleMode, ClientServiceExt as _, Peer, QuitReason, RoleClient, RunningService,
+    ClientLifecycleMode, ClientServiceExt as _, InboundStreamOrigin, Peer, QuitReason,
+    RequestContext, RoleClient, RunningService, ServiceError,
 };
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::async_rw::AsyncRwTransport;
@@ -36,8 +45,10 @@ const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
 /// What the upstream may tell the gateway outside an answer: rmcp's client handler, which hears
 /// `notifications/tools/list_changed` (and the other list changes) and wakes the supervisor,
-/// and passes progress on to the client whose call it is about. Sampling and elicitation
-/// requests get rmcp's default answer: not supported.
+/// passes progress on to the client whose call it is about, and relays the upstream's
+/// elicitation and sampling requests to that client when it can be asked (`Relays::asker_for`);
+/// otherwise an elicitation is declined and sampling is not supported, rmcp's own answers. It
+/// declares both capabilities to the upstream, which then may ask during a call.
 #[derive(Clone)]
 pub(super) struct Handler {
     /// Notified when a list of the upstream changed.
@@ -46,7 +57,94 @@ pub(super) struct Handler {
     pub(super) relays: Arc<Relays>,
 }
 
+/// How long the client of a call has to answer a request relayed from its upstream: a person
+/// may be filling in a form.
+const RELAYED_ANSWER_LIMIT: Duration = Duration::from_secs(600);
+
+impl Handler {
+    /// Sends `request` to the client of the call it is about, if that client declared what it
+    /// takes (`can`); `None` when no client can be asked.
+    async fn relay(
+        &self,
+        request: ServerRequest,
+        origin: Option<&InboundStreamOrigin>,
+        can: fn(&super::relay::Asker) -> bool,
+    ) -> Option<Result<ClientResult, ErrorData>> {
+        // The upstream may ask before the gateway has noted whose call it is about (the request
+        // goes out first): it is looked for a little while.
+        let mut asker = self.relays.asker_for(origin);
+        for _ in 0..20 {
+            if asker.is_some() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            asker = self.relays.asker_for(origin);
+        }
+        let asker = asker.filter(can)?;
+        let answer = tokio::time::timeout(RELAYED_ANSWER_LIMIT, asker.client.send_request(request));
+        Some(match answer.await {
+            Ok(Ok(result)) => Ok(result),
+            Ok(Err(ServiceError::McpError(error))) => Err(error),
+            Ok(Err(error)) => {
+                Err(ErrorData::internal_error(format!("the client did not answer: {error}"), None))
+            }
+            Err(_) => Err(ErrorData::internal_error(
+                format!("the client did not answer within {} s", RELAYED_ANSWER_LIMIT.as_secs()),
+                None,
+            )),
+        })
+    }
+}
+
 impl rmcp::ClientHandler for Handler {
+    #[allow(
+        deprecated,
+        reason = "rmcp marks sampling deprecated (SEP-2577), but the revisions an upstream speaks still have it"
+    )]
+    fn get_info(&self) -> ClientConfig {
+        let capabilities =
+            ClientCapabilities::builder().enable_elicitation().enable_sampling().build();
+        ClientConfig::new(capabilities, ClientConfig::default().client_info)
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let request = ServerRequest::ElicitRequest(ElicitRequest::new(request));
+        let origin = context.extensions.get::<InboundStreamOrigin>();
+        match self.relay(request, origin, |asker| asker.elicitation).await {
+            Some(Ok(ClientResult::ElicitResult(result))) => Ok(result),
+            Some(Ok(_)) => {
+                Err(ErrorData::internal_error("the client's answer is no elicitation result", None))
+            }
+            Some(Err(error)) => Err(error),
+            None => Ok(ElicitResult::new(ElicitationAction::Decline)),
+        }
+    }
+
+    #[allow(
+        deprecated,
+        reason = "rmcp marks sampling deprecated (SEP-2577), but the revisions an upstream speaks still have it"
+    )]
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let request = ServerRequest::CreateMessageRequest(CreateMessageRequest::new(params));
+        let origin = context.extensions.get::<InboundStreamOrigin>();
+        match self.relay(request, origin, |asker| asker.sampling).await {
+            Some(Ok(ClientResult::CreateMessageResult(result))) => Ok(*result),
+            Some(Ok(_)) => {
+                Err(ErrorData::internal_error("the client's answer is no sampling result", None))
+            }
+            Some(Err(error)) => Err(error),
+            None => Err(ErrorData::method_not_found::<rmcp::model::CreateMessageRequestMethod>()),
+        }
+    }
+
     async fn on_progress(
         &self,
         params: rmcp::model::ProgressNotificationParam,

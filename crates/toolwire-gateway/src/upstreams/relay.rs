@@ -1,8 +1,10 @@
 //! What passes between a client and an upstream while a call runs: the upstream's progress goes
 //! to the client that asked for it (`_meta.progressToken`), under the client's own token — the
-//! upstream sees the token rmcp gives each request, so two clients' tokens never meet; and a
-//! call the gateway stops waiting for (its limit passed, the client cancelled it) is cancelled
-//! at the upstream with `notifications/cancelled`.
+//! upstream sees the token rmcp gives each request, so two clients' tokens never meet; the
+//! upstream's requests for elicitation or sampling go to the client whose call they are about,
+//! when it is in a session and declared the capability (else they are declined); and a call the
+//! gateway stops waiting for (its limit passed, the client cancelled it) is cancelled at the
+//! upstream with `notifications/cancelled`.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -10,7 +12,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rmcp::model::{
     CancelledNotificationParam, NumberOrString, ProgressNotificationParam, ProgressToken, RequestId,
 };
-use rmcp::service::{Peer, RoleClient, RoleServer};
+use rmcp::service::{InboundStreamOrigin, Peer, RoleClient, RoleServer};
 use tokio::sync::mpsc;
 
 /// How many notifications about calls not routed (yet) are kept: the upstream may report
@@ -21,10 +23,24 @@ const EARLY: usize = 64;
 /// (what is passed on still rises) rather than queued without bound.
 const QUEUED: usize = 64;
 
-/// Where the progress of each call in flight goes, by the token the upstream was given.
+/// Where the progress of each call in flight goes, by the token the upstream was given, and who
+/// may be asked on its behalf, by the id of the upstream request.
 #[derive(Default)]
 pub(super) struct Relays {
     inner: Mutex<Routes>,
+    askers: Mutex<HashMap<RequestId, Asker>>,
+}
+
+/// The client of a call in flight that the upstream may ask through the gateway: its peer (a
+/// session on a handshake revision) and what it declared it can be asked.
+#[derive(Clone)]
+pub(super) struct Asker {
+    /// The client's connection.
+    pub(super) client: Peer<RoleServer>,
+    /// It declared elicitation (form requests).
+    pub(super) elicitation: bool,
+    /// It declared sampling.
+    pub(super) sampling: bool,
 }
 
 #[derive(Default)]
@@ -95,6 +111,40 @@ impl Relays {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Routes> {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// `asker` may be asked on behalf of the upstream request `id` until the guard is dropped.
+    pub(super) fn ask_route(self: &Arc<Self>, id: RequestId, asker: Asker) -> AskGuard {
+        self.askers().insert(id.clone(), asker);
+        AskGuard { relays: Arc::clone(self), id }
+    }
+
+    /// Who answers a request of the upstream that arrived on `origin`: the client of the call
+    /// whose answer stream carried it (Streamable HTTP says which); where the transport cannot
+    /// say (stdio), the client of the one call in flight, and nobody when there are several.
+    pub(super) fn asker_for(&self, origin: Option<&InboundStreamOrigin>) -> Option<Asker> {
+        let askers = self.askers();
+        match origin {
+            Some(InboundStreamOrigin::OutboundRequest(id)) => askers.get(id).cloned(),
+            _ if askers.len() == 1 => askers.values().next().cloned(),
+            _ => None,
+        }
+    }
+
+    fn askers(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, Asker>> {
+        self.askers.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The client of one call, open to the upstream's requests until dropped.
+pub(super) struct AskGuard {
+    relays: Arc<Relays>,
+    id: RequestId,
+}
+
+impl Drop for AskGuard {
+    fn drop(&mut self) {
+        self.relays.askers().remove(&self.id);
     }
 }
 

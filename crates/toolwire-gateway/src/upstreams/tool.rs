@@ -13,10 +13,11 @@ use rmcp::model::{
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RoleServer, ServiceError};
 use serde_json::Value;
+use toolwire_core::input::Capability;
 use toolwire_core::{ErrorCode, ToolError, ToolResult};
 use toolwire_mcp::{CallContext, DynTool, ToolFuture};
 
-use super::relay::{CancelOnDrop, Relays};
+use super::relay::{Asker, CancelOnDrop, Relays};
 use crate::config::Upstream;
 use crate::metrics::Metrics;
 
@@ -111,11 +112,19 @@ impl DynTool for UpstreamTool {
         let progress = context
             .request()
             .and_then(|request| Some((request.peer.clone(), request.meta.get_progress_token()?)));
+        // A client in a session may be asked what the upstream asks during the call (2026-07-28
+        // has no server-to-client requests: there the upstream's request is declined).
+        let asker =
+            context.request().filter(|_| !context.revision().is_stateless()).map(|request| Asker {
+                client: request.peer.clone(),
+                elicitation: context.can_ask(Capability::ElicitationForm),
+                sampling: context.can_ask(Capability::Sampling),
+            });
         Box::pin(async move {
             let Some(peer) = link.peer() else {
                 return Ok(link.unavailable(&remote, "the upstream server is not connected", true));
             };
-            let asked = ask(&peer, params, &link.relays, progress);
+            let asked = ask(&peer, params, &link.relays, progress, asker);
             let answer = tokio::time::timeout(link.timeout, asked).await;
             Ok(match answer {
                 Ok(Ok(result)) => match serde_json::to_value(&result) {
@@ -179,11 +188,13 @@ async fn ask(
     params: CallToolRequestParams,
     relays: &Arc<Relays>,
     progress: Option<(Peer<RoleServer>, ProgressToken)>,
+    asker: Option<Asker>,
 ) -> Result<CallToolResult, ServiceError> {
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
     let handle = peer.send_request_with_option(request, PeerRequestOptions::no_options()).await?;
     let route =
         progress.map(|(client, token)| relays.route(handle.progress_token.clone(), client, token));
+    let _asks = asker.map(|asker| relays.ask_route(handle.id.clone(), asker));
     let mut cancel = CancelOnDrop::new(peer.clone(), handle.id.clone());
     let answer = handle.await_response().await;
     cancel.disarm();

@@ -12,7 +12,9 @@ elicitation and sampling to it, so it lists ``trigger-elicitation-request`` and
 - the same calls from a client that declared neither: the elicitation is declined (the upstream
   says so in its result) and the sampling tool fails, without a hang;
 - a stateless 2026-07-28 client (``mode="2026-07-28"``), which has no server-to-client requests:
-  declined as well.
+  declined as well, also while a client that could be asked has a call of its own in flight on
+  the same upstream (over stdio the upstream's request does not say which call it is about, so
+  that client is never shown another caller's question).
 
 Usage: python upstream_asks.py TOOLWIRE_BINARY
 Exits 0 when every check passed, 1 otherwise.
@@ -119,6 +121,18 @@ async def checks(url: str) -> list[str]:
         r = await call(modern, ELICIT, {})
         expect("User declined" in text_of(r), f"2026-07-28: not declined: {text_of(r)[:300]}")
         expect(stateless_asked == [], f"2026-07-28: the client was asked over a connection: {stateless_asked}")
+
+    # Two calls in flight on the stdio upstream: one that can be asked (a long operation) and
+    # the stateless one that asks. The question goes to nobody.
+    bystander_asked: list[dict[str, Any]] = []
+    async with client(url, "legacy", bystander_asked) as bystander, client(url, "2026-07-28", None) as modern:
+        long_call = asyncio.create_task(
+            call(bystander, "everything_trigger-long-running-operation", {"duration": 3, "steps": 3}))
+        await asyncio.sleep(0.5)
+        r = await call(modern, ELICIT, {})
+        expect("User declined" in text_of(r), f"two calls in flight: not declined: {text_of(r)[:300]}")
+        await long_call
+        expect(bystander_asked == [], f"another caller was shown the question: {bystander_asked}")
     return failures
 
 
@@ -138,7 +152,7 @@ principal = "asker"
 name = "everything"
 command = [{json.dumps(str(NODE))}, {json.dumps(str(EVERYTHING))}, "stdio"]
 tool_prefix = "everything_"
-tools = ["trigger-elicitation-request", "trigger-sampling-request"]
+tools = ["trigger-elicitation-request", "trigger-sampling-request", "trigger-long-running-operation"]
 timeout_ms = 20000
 """)
     log = open(tmp / "toolwire.log", "w")

@@ -70,17 +70,15 @@ impl Handler {
         origin: Option<&InboundStreamOrigin>,
         can: fn(&super::relay::Asker) -> bool,
     ) -> Option<Result<ClientResult, ErrorData>> {
-        // The upstream may ask before the gateway has noted whose call it is about (the request
-        // goes out first): it is looked for a little while.
-        let mut asker = self.relays.asker_for(origin);
+        // The upstream may ask before the gateway has noted its call (the request goes out
+        // first): a request whose call is not noted yet waits a little for it.
         for _ in 0..20 {
-            if asker.is_some() {
+            if self.relays.noted(origin) {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(5)).await;
-            asker = self.relays.asker_for(origin);
         }
-        let asker = asker.filter(can)?;
+        let asker = self.relays.asker_for(origin).filter(can)?;
         let answer = tokio::time::timeout(RELAYED_ANSWER_LIMIT, asker.client.send_request(request));
         Some(match answer.await {
             Ok(Ok(result)) => Ok(result),

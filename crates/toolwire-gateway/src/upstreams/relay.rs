@@ -28,7 +28,9 @@ const QUEUED: usize = 64;
 #[derive(Default)]
 pub(super) struct Relays {
     inner: Mutex<Routes>,
-    askers: Mutex<HashMap<RequestId, Asker>>,
+    /// Every call in flight, by the id of its upstream request, with the client that may be
+    /// asked on its behalf (none: that client cannot be asked).
+    askers: Mutex<HashMap<RequestId, Option<Asker>>>,
 }
 
 /// The client of a call in flight that the upstream may ask through the gateway: its peer (a
@@ -113,25 +115,38 @@ impl Relays {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// `asker` may be asked on behalf of the upstream request `id` until the guard is dropped.
-    pub(super) fn ask_route(self: &Arc<Self>, id: RequestId, asker: Asker) -> AskGuard {
+    /// The upstream request `id` is in flight until the guard is dropped, and `asker` (if any)
+    /// may be asked on its behalf.
+    pub(super) fn ask_route(self: &Arc<Self>, id: RequestId, asker: Option<Asker>) -> AskGuard {
         self.askers().insert(id.clone(), asker);
         AskGuard { relays: Arc::clone(self), id }
     }
 
     /// Who answers a request of the upstream that arrived on `origin`: the client of the call
     /// whose answer stream carried it (Streamable HTTP says which); where the transport cannot
-    /// say (stdio), the client of the one call in flight, and nobody when there are several.
+    /// say (stdio), the client of the one call in flight, and nobody when there are several —
+    /// counting the calls whose clients cannot be asked, so that one caller never sees a
+    /// question meant for another.
     pub(super) fn asker_for(&self, origin: Option<&InboundStreamOrigin>) -> Option<Asker> {
         let askers = self.askers();
         match origin {
-            Some(InboundStreamOrigin::OutboundRequest(id)) => askers.get(id).cloned(),
-            _ if askers.len() == 1 => askers.values().next().cloned(),
+            Some(InboundStreamOrigin::OutboundRequest(id)) => askers.get(id).cloned().flatten(),
+            _ if askers.len() == 1 => askers.values().next().cloned().flatten(),
             _ => None,
         }
     }
 
-    fn askers(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, Asker>> {
+    /// Whether the call a request arriving on `origin` is about is noted yet (the upstream may
+    /// ask before it is): that call's, or, where the transport cannot say, any call's.
+    pub(super) fn noted(&self, origin: Option<&InboundStreamOrigin>) -> bool {
+        let askers = self.askers();
+        match origin {
+            Some(InboundStreamOrigin::OutboundRequest(id)) => askers.contains_key(id),
+            _ => !askers.is_empty(),
+        }
+    }
+
+    fn askers(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, Option<Asker>>> {
         self.askers.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }

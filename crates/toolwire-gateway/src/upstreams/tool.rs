@@ -194,7 +194,7 @@ async fn ask(
     let handle = peer.send_request_with_option(request, PeerRequestOptions::no_options()).await?;
     let route =
         progress.map(|(client, token)| relays.route(handle.progress_token.clone(), client, token));
-    let _asks = asker.map(|asker| relays.ask_route(handle.id.clone(), asker));
+    let _asks = relays.ask_route(handle.id.clone(), asker);
     let mut cancel = CancelOnDrop::new(peer.clone(), handle.id.clone());
     let answer = handle.await_response().await;
     cancel.disarm();

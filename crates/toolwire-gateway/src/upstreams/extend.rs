@@ -16,7 +16,6 @@ use serde_json::json;
 use toolwire_mcp::extend::{ExtensionFuture, Prompts, Resources};
 use toolwire_mcp::{Principal, rmcp};
 
-use super::connect::CONNECT_LIMIT;
 use super::paging::{self, Bounds};
 use super::tool::Link;
 use crate::config::Upstream;
@@ -47,64 +46,45 @@ impl Listed {
         let capabilities = peer.peer_info().map(|info| info.capabilities.clone());
         let (resources, prompts) =
             capabilities.map_or((false, false), |c| (c.resources.is_some(), c.prompts.is_some()));
-        let limited = |what: &'static str| {
-            move |_| format!("{what}: no answer within {} s", CONNECT_LIMIT.as_secs())
-        };
-        let failed = |what: &'static str| move |e: ServiceError| format!("{what} failed: {e}");
         let mut listed = Self::default();
         if resources {
-            listed.resources = tokio::time::timeout(
-                CONNECT_LIMIT,
-                paging::read(
-                    upstream,
-                    "resources",
-                    LISTED,
-                    |cursor| async move {
-                        let page = peer.list_resources(Some(params(cursor))).await?;
-                        Ok((page.resources, page.next_cursor))
-                    },
-                    |r: &Resource| !is_stored_result(&r.uri),
-                ),
+            listed.resources = paging::read(
+                upstream,
+                "resources/list",
+                LISTED,
+                |cursor| async move {
+                    let page = peer.list_resources(Some(params(cursor))).await?;
+                    Ok((page.resources, page.next_cursor))
+                },
+                |r: &Resource| !is_stored_result(&r.uri),
             )
-            .await
-            .map_err(limited("resources/list"))?
-            .map_err(failed("resources/list"))?;
+            .await?;
             // The stored results of an upstream toolwire are its own (their URIs are the
             // gateway's, and a read of one is the gateway's store's): not kept.
-            listed.templates = tokio::time::timeout(
-                CONNECT_LIMIT,
-                paging::read(
-                    upstream,
-                    "resource templates",
-                    LISTED,
-                    |cursor| async move {
-                        let page = peer.list_resource_templates(Some(params(cursor))).await?;
-                        Ok((page.resource_templates, page.next_cursor))
-                    },
-                    |t: &ResourceTemplate| !is_stored_result(&t.uri_template),
-                ),
+            listed.templates = paging::read(
+                upstream,
+                "resources/templates/list",
+                LISTED,
+                |cursor| async move {
+                    let page = peer.list_resource_templates(Some(params(cursor))).await?;
+                    Ok((page.resource_templates, page.next_cursor))
+                },
+                |t: &ResourceTemplate| !is_stored_result(&t.uri_template),
             )
-            .await
-            .map_err(limited("resources/templates/list"))?
-            .map_err(failed("resources/templates/list"))?;
+            .await?;
         }
         if prompts {
-            listed.prompts = tokio::time::timeout(
-                CONNECT_LIMIT,
-                paging::read(
-                    upstream,
-                    "prompts",
-                    LISTED,
-                    |cursor| async move {
-                        let page = peer.list_prompts(Some(params(cursor))).await?;
-                        Ok((page.prompts, page.next_cursor))
-                    },
-                    |_: &Prompt| true,
-                ),
+            listed.prompts = paging::read(
+                upstream,
+                "prompts/list",
+                LISTED,
+                |cursor| async move {
+                    let page = peer.list_prompts(Some(params(cursor))).await?;
+                    Ok((page.prompts, page.next_cursor))
+                },
+                |_: &Prompt| true,
             )
-            .await
-            .map_err(limited("prompts/list"))?
-            .map_err(failed("prompts/list"))?;
+            .await?;
             for prompt in &mut listed.prompts {
                 prompt.name = format!("{prefix}{}", prompt.name);
             }

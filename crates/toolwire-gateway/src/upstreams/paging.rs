@@ -8,6 +8,8 @@ use std::future::Future;
 use rmcp::service::ServiceError;
 use serde::Serialize;
 
+use super::connect::CONNECT_LIMIT;
+
 /// The most pages of one list read in one listing: an upstream whose cursor never ends is read
 /// no further.
 pub(super) const MAX_PAGES: usize = 200;
@@ -21,11 +23,31 @@ pub(super) struct Bounds {
     pub(super) bytes: usize,
 }
 
-/// The items of a paginated list that `admit` lets in, read through `page` (which asks for the
-/// page after a cursor, `None` for the first, and gives its items and the next cursor), within
-/// `bounds` and [`MAX_PAGES`]. A list longer than that is cut with a warning naming the
-/// upstream and `what` was listed; the first items are kept.
+/// The items of the paginated list `method` (`tools/list`, …) that `admit` lets in, read
+/// through `page` (which asks for the page after a cursor, `None` for the first, and gives its
+/// items and the next cursor), within `bounds`, [`MAX_PAGES`] and [`CONNECT_LIMIT`] for the
+/// whole listing. A list longer than that is cut with a warning naming the upstream and the
+/// method; the first items are kept. The error says which listing failed and why.
 pub(super) async fn read<T, F, Fut>(
+    upstream: &str,
+    method: &'static str,
+    bounds: Bounds,
+    page: F,
+    admit: impl Fn(&T) -> bool,
+) -> Result<Vec<T>, String>
+where
+    T: Serialize,
+    F: FnMut(Option<String>) -> Fut,
+    Fut: Future<Output = Result<(Vec<T>, Option<String>), ServiceError>>,
+{
+    tokio::time::timeout(CONNECT_LIMIT, pages(upstream, method, bounds, page, admit))
+        .await
+        .map_err(|_| format!("{method}: no answer within {} s", CONNECT_LIMIT.as_secs()))?
+        .map_err(|e| format!("{method} failed: {e}"))
+}
+
+/// [`read`] without its time limit.
+async fn pages<T, F, Fut>(
     upstream: &str,
     what: &'static str,
     bounds: Bounds,
@@ -113,21 +135,21 @@ mod tests {
 
     #[tokio::test]
     async fn a_list_within_its_bounds_is_read_whole_and_filtered() {
-        let read = read("u", "things", WIDE, |c| numbers(c, 7, 50), |n| n % 2 == 0).await;
+        let read = pages("u", "things", WIDE, |c| numbers(c, 7, 50), |n| n % 2 == 0).await;
         assert_eq!(read.unwrap(), (0..50).filter(|n| n % 2 == 0).collect::<Vec<_>>());
     }
 
     #[tokio::test]
     async fn a_list_is_cut_at_its_items_bytes_and_pages() {
         let few = Bounds { items: 10, bytes: usize::MAX };
-        let read_few = read("u", "things", few, |c| numbers(c, 7, 50), |_| true).await;
+        let read_few = pages("u", "things", few, |c| numbers(c, 7, 50), |_| true).await;
         assert_eq!(read_few.unwrap(), (0..10).collect::<Vec<_>>());
         // Each number below 10 is one byte of JSON.
         let small = Bounds { items: usize::MAX, bytes: 5 };
-        let read_small = read("u", "things", small, |c| numbers(c, 7, 50), |_| true).await;
+        let read_small = pages("u", "things", small, |c| numbers(c, 7, 50), |_| true).await;
         assert_eq!(read_small.unwrap(), (0..5).collect::<Vec<_>>());
         // A cursor that never ends: one item a page, the pages counted.
-        let endless = read("u", "things", WIDE, |c| numbers(c, 1, usize::MAX), |_| true).await;
+        let endless = pages("u", "things", WIDE, |c| numbers(c, 1, usize::MAX), |_| true).await;
         assert_eq!(endless.unwrap().len(), MAX_PAGES);
     }
 }

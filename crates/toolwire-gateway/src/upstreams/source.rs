@@ -10,13 +10,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{PaginatedRequestParams, Tool};
-use rmcp::service::{Peer, RoleClient, ServiceError};
+use rmcp::service::{Peer, RoleClient};
 use serde_json::Value;
 use tokio::sync::{Notify, watch};
 use toolwire_mcp::extend::{Prompts, Resources};
 use toolwire_mcp::{ChangeSignal, Registry, SourceHealth, ToolSource, ToolSpec};
 
-use super::connect::{CONNECT_LIMIT, Connection, Handler};
+use super::connect::{Connection, Handler};
 use super::extend::{Extras, Listed};
 use super::paging::{self, Bounds};
 use super::tool::{Link, UpstreamTool};
@@ -229,10 +229,7 @@ impl Shared {
     async fn list(&self, peer: &Peer<RoleClient>) -> Result<(), String> {
         self.extras
             .replace(Listed::of(peer, &self.upstream.name, &self.upstream.tool_prefix).await?);
-        let listed = tokio::time::timeout(CONNECT_LIMIT, self.list_tools(peer))
-            .await
-            .map_err(|_| format!("tools/list: no answer within {} s", CONNECT_LIMIT.as_secs()))?
-            .map_err(|e| format!("tools/list failed: {e}"))?;
+        let listed = self.list_tools(peer).await?;
         let fingerprint = serde_json::to_value(&listed).ok();
         {
             let mut tools = lock(&self.tools);
@@ -249,14 +246,14 @@ impl Shared {
     /// The upstream's tools that its allow-list admits, at most [`MAX_TOOLS`] of them in at
     /// most [`MAX_LISTING_BYTES`] (`super::paging`): what an upstream declares is kept within a
     /// bound, not held whole first.
-    async fn list_tools(&self, peer: &Peer<RoleClient>) -> Result<Vec<Tool>, ServiceError> {
+    async fn list_tools(&self, peer: &Peer<RoleClient>) -> Result<Vec<Tool>, String> {
         let bounds = Bounds { items: MAX_TOOLS, bytes: MAX_LISTING_BYTES };
         let page = |cursor| async move {
             let params = PaginatedRequestParams::default().with_cursor(cursor);
             let page = peer.list_tools(Some(params)).await?;
             Ok((page.tools, page.next_cursor))
         };
-        paging::read(&self.upstream.name, "tools", bounds, page, |tool: &Tool| {
+        paging::read(&self.upstream.name, "tools/list", bounds, page, |tool: &Tool| {
             self.admits(&tool.name)
         })
         .await
@@ -296,10 +293,8 @@ impl Shared {
 fn registry(upstream: &Upstream, listed: &[Tool], link: &Arc<Link>) -> Registry {
     let mut tools = Registry::named(upstream.name.clone());
     for tool in listed {
+        // `listed` holds only what the allow-list admits (`Shared::list_tools`).
         let remote = tool.name.to_string();
-        if upstream.tools.as_ref().is_some_and(|globs| !globs.iter().any(|g| g.matches(&remote))) {
-            continue;
-        }
         let output = tool
             .output_schema
             .as_ref()

@@ -104,6 +104,29 @@ impl ResultStore for MemoryStore {
         })
     }
 
+    fn replace(&self, id: RecordId, record: Record) -> StoreFuture<'_, bool> {
+        Box::pin(async move {
+            let now = self.clock.now();
+            if record.is_expired_at(now) {
+                return Err(StoreError::AlreadyExpired { expires: record.expires.to_string() });
+            }
+            let mut records = self.records();
+            let Some(old) = records.map.get(&id).filter(|old| !old.is_expired_at(now)) else {
+                return Ok(false);
+            };
+            let (principal, size) = (old.principal.clone(), old.size());
+            records.usage.release(&principal, size);
+            if let Err(refused) = records.usage.admit(&self.quota, &record.principal, record.size())
+            {
+                // The old record stays, counted as before.
+                records.usage.add(&principal, size);
+                return Err(refused);
+            }
+            records.map.insert(id, record);
+            Ok(true)
+        })
+    }
+
     fn delete(&self, id: RecordId) -> StoreFuture<'_, bool> {
         Box::pin(async move { Ok(self.records().remove(id)) })
     }

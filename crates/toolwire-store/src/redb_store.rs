@@ -391,23 +391,66 @@ impl Inner {
 
     fn write(&self, db: &Database, record: Record) -> Result<RecordId, StoreError> {
         let id = RecordId::generate().map_err(StoreError::Random)?;
-        let key = id.as_u128();
-        let expires = unix_millis(record.expires);
         let txn = db.begin_write().map_err(|err| self.error(err))?;
-        {
-            let mut heads = txn.open_table(HEADS).map_err(|err| self.error(err))?;
-            heads.insert(key, record.encode_head().as_slice()).map_err(|err| self.error(err))?;
-            let mut chunks = txn.open_table(CHUNKS).map_err(|err| self.error(err))?;
-            for (index, chunk) in (0u32..).zip(record.bytes.chunks(CHUNK)) {
-                chunks.insert((key, index), chunk).map_err(|err| self.error(err))?;
-            }
-            // redb holds its own copy now: the record's bytes go before the commit writes it.
-            drop(record);
-            let mut expiry = txn.open_table(EXPIRY).map_err(|err| self.error(err))?;
-            expiry.insert((expires, key), ()).map_err(|err| self.error(err))?;
-        }
+        self.insert(&txn, id.as_u128(), record)?;
         txn.commit().map_err(|err| self.error(err))?;
         Ok(id)
+    }
+
+    /// Writes `record` under `key` inside `txn`: its head, its chunks and its expiry entry.
+    fn insert(
+        &self,
+        txn: &redb::WriteTransaction,
+        key: u128,
+        record: Record,
+    ) -> Result<(), StoreError> {
+        let expires = unix_millis(record.expires);
+        let mut heads = txn.open_table(HEADS).map_err(|err| self.error(err))?;
+        heads.insert(key, record.encode_head().as_slice()).map_err(|err| self.error(err))?;
+        let mut chunks = txn.open_table(CHUNKS).map_err(|err| self.error(err))?;
+        for (index, chunk) in (0u32..).zip(record.bytes.chunks(CHUNK)) {
+            chunks.insert((key, index), chunk).map_err(|err| self.error(err))?;
+        }
+        // redb holds its own copy now: the record's bytes go before the commit writes it.
+        drop(record);
+        let mut expiry = txn.open_table(EXPIRY).map_err(|err| self.error(err))?;
+        expiry.insert((expires, key), ()).map_err(|err| self.error(err))?;
+        Ok(())
+    }
+
+    /// Puts `record` in the place of the live record `id` in one transaction, counting its size
+    /// in place of the old one's; false (nothing written) when there is none.
+    fn replace(&self, db: &Database, id: RecordId, record: Record) -> Result<bool, StoreError> {
+        let key = id.as_u128();
+        let (principal, size) = (record.principal.clone(), record.size());
+        let txn = db.begin_write().map_err(|err| self.error(err))?;
+        let old = match self.remove(&txn, key)? {
+            Some(Some(head)) if !head.is_expired_at(self.now()) => head,
+            // Gone, expired or unreadable: left for the sweep as it was.
+            _ => {
+                txn.abort().map_err(|err| self.error(err))?;
+                return Ok(false);
+            }
+        };
+        {
+            let mut usage = self.usage();
+            usage.release(&old.principal, old.size());
+            if let Err(refused) = usage.admit(&self.quota, &principal, size) {
+                usage.add(&old.principal, old.size());
+                drop(usage);
+                txn.abort().map_err(|err| self.error(err))?;
+                return Err(refused);
+            }
+        }
+        let written = self.insert(&txn, key, record).and_then(|()| {
+            txn.commit().map_err(|err| self.error(err))
+        });
+        if written.is_err() {
+            let mut usage = self.usage();
+            usage.release(&principal, size);
+            usage.add(&old.principal, old.size());
+        }
+        written.map(|()| true)
     }
 
     fn get(&self, db: &Database, id: RecordId) -> Result<Option<Record>, StoreError> {
@@ -572,6 +615,15 @@ impl ResultStore for RedbStore {
 
     fn get(&self, id: RecordId) -> StoreFuture<'_, Option<Record>> {
         Box::pin(self.blocking(move |inner| inner.with_db(|db| inner.get(db, id))))
+    }
+
+    fn replace(&self, id: RecordId, record: Record) -> StoreFuture<'_, bool> {
+        Box::pin(async move {
+            if record.is_expired_at(self.inner.now()) {
+                return Err(StoreError::AlreadyExpired { expires: record.expires.to_string() });
+            }
+            self.blocking(move |inner| inner.with_db(|db| inner.replace(db, id, record))).await
+        })
     }
 
     fn delete(&self, id: RecordId) -> StoreFuture<'_, bool> {

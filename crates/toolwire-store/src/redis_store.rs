@@ -22,10 +22,11 @@ pub const KEY_PREFIX: &str = "toolwire:result:";
 /// Prefix of the quota keys (`…all`, `…all:bytes`, `…p:<principal>`, `…p:<principal>:bytes`).
 pub(crate) const USAGE_PREFIX: &str = "toolwire:usage:";
 
-/// Prunes expired members of both scopes, checks both quotas, stores the record (`NX`) and
-/// counts it. Returns `{0, used}` (total quota), `{1, used}` (principal quota), `{2, 0}` (id
-/// taken) or `{3, 0}` (stored).
-const PUT_SCRIPT: &str = r"
+/// The Lua function both writing scripts start with: drops the members of a scope's set that
+/// expired by `now` and gives their bytes back; returns the scope's bytes in use.
+macro_rules! prune_function {
+    () => {
+        r"
 local now, size = ARGV[3], tonumber(ARGV[6])
 local function prune(set, sum)
   local gone = redis.call('ZRANGEBYSCORE', set, '-inf', now)
@@ -37,20 +38,59 @@ local function prune(set, sum)
   end
   return tonumber(redis.call('GET', sum) or '0')
 end
+local function count(scopes)
+  for _, pair in ipairs(scopes) do
+    redis.call('ZADD', pair[1], ARGV[4], ARGV[5])
+    redis.call('INCRBY', pair[2], size)
+    local last = redis.call('ZRANGE', pair[1], -1, -1, 'WITHSCORES')[2]
+    redis.call('PEXPIREAT', pair[1], last)
+    redis.call('PEXPIREAT', pair[2], last)
+  end
+end
+"
+    };
+}
+
+/// Prunes expired members of both scopes, checks both quotas, stores the record (`NX`) and
+/// counts it. Returns `{0, used}` (total quota), `{1, used}` (principal quota), `{2, 0}` (id
+/// taken) or `{3, 0}` (stored).
+const PUT_SCRIPT: &str = concat!(
+    prune_function!(),
+    r"
 local all = prune(KEYS[2], KEYS[3])
 if all + size > tonumber(ARGV[7]) then return {0, all} end
 local mine = prune(KEYS[4], KEYS[5])
 if mine + size > tonumber(ARGV[8]) then return {1, mine} end
 if not redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return {2, 0} end
-for _, pair in ipairs({{KEYS[2], KEYS[3]}, {KEYS[4], KEYS[5]}}) do
-  redis.call('ZADD', pair[1], ARGV[4], ARGV[5])
-  redis.call('INCRBY', pair[2], size)
-  local last = redis.call('ZRANGE', pair[1], -1, -1, 'WITHSCORES')[2]
-  redis.call('PEXPIREAT', pair[1], last)
-  redis.call('PEXPIREAT', pair[2], last)
-end
+count({{KEYS[2], KEYS[3]}, {KEYS[4], KEYS[5]}})
 return {3, 0}
-";
+"
+);
+
+/// Like `PUT_SCRIPT`, in place of a live record (`XX`) whose member (`ARGV[9]`) and size
+/// (`ARGV[10]`) are given back when it is stored: `{4, 0}` when there is no record to replace.
+const REPLACE_SCRIPT: &str = concat!(
+    prune_function!(),
+    r"
+if redis.call('EXISTS', KEYS[1]) == 0 then return {4, 0} end
+local old = tonumber(ARGV[10])
+local function without_old(set, sum)
+  local used = prune(set, sum)
+  if redis.call('ZSCORE', set, ARGV[9]) then used = used - old end
+  return used
+end
+local all = without_old(KEYS[2], KEYS[3])
+if all + size > tonumber(ARGV[7]) then return {0, all} end
+local mine = without_old(KEYS[4], KEYS[5])
+if mine + size > tonumber(ARGV[8]) then return {1, mine} end
+if not redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'XX') then return {4, 0} end
+for _, pair in ipairs({{KEYS[2], KEYS[3]}, {KEYS[4], KEYS[5]}}) do
+  if redis.call('ZREM', pair[1], ARGV[9]) == 1 then redis.call('DECRBY', pair[2], old) end
+end
+count({{KEYS[2], KEYS[3]}, {KEYS[4], KEYS[5]}})
+return {3, 0}
+"
+);
 
 /// Deletes the record and gives its bytes back to both scopes (only when it was there).
 const DELETE_SCRIPT: &str = r"
@@ -191,45 +231,90 @@ fn hide_password(url: &str) -> String {
     }
 }
 
+/// A record as the writing scripts take it: its encoded form, and what its quota members say.
+struct Written {
+    bytes: Vec<u8>,
+    principal: String,
+    size: u64,
+    ttl: u64,
+    now: i64,
+    expires: i64,
+}
+
+impl Written {
+    /// `record` encoded at `now`; refused when it has already expired.
+    fn of(record: Record, now: chrono::DateTime<chrono::Utc>) -> Result<Self, StoreError> {
+        let ttl = record.millis_left_at(now);
+        if ttl == 0 {
+            return Err(StoreError::AlreadyExpired { expires: record.expires.to_string() });
+        }
+        let bytes = record.encode();
+        let size = record.size();
+        let expires = record.expires.datetime().timestamp_millis();
+        // The encoded form replaces the record: its bytes are held once from here on.
+        let Record { principal, .. } = record;
+        Ok(Self { bytes, principal, size, ttl, now: now.timestamp_millis(), expires })
+    }
+
+    /// `script` writing this record under `id`, with the arguments both scripts share.
+    fn script(&self, script: &str, id: RecordId, quota: &Quota) -> redis::Cmd {
+        let mut cmd = eval(script, &keys(id, &self.principal));
+        cmd.arg(&self.bytes)
+            .arg(self.ttl)
+            .arg(self.now)
+            .arg(self.expires)
+            .arg(format!("{id}:{}", self.size))
+            .arg(self.size)
+            .arg(quota.total)
+            .arg(quota.per_principal);
+        cmd
+    }
+}
+
+impl RedisStore {
+    /// A writing script's outcome, with its two quota refusals as errors.
+    fn outcome(&self, outcome: i64, used: i64, size: u64) -> Result<i64, StoreError> {
+        let used = u64::try_from(used).unwrap_or(0);
+        match outcome {
+            0 => Err(exceeded(QuotaScope::Total, size, used, self.quota.total)),
+            1 => Err(exceeded(QuotaScope::Principal, size, used, self.quota.per_principal)),
+            other => Ok(other),
+        }
+    }
+}
+
 impl ResultStore for RedisStore {
     fn put(&self, record: Record) -> StoreFuture<'_, RecordId> {
         Box::pin(async move {
-            let now = self.clock.now();
-            let ttl = record.millis_left_at(now);
-            if ttl == 0 {
-                return Err(StoreError::AlreadyExpired { expires: record.expires.to_string() });
-            }
-            let bytes = record.encode();
-            let size = record.size();
-            let now = now.timestamp_millis();
-            let expires = record.expires.datetime().timestamp_millis();
-            // The encoded form replaces the record: its bytes are held once from here on.
-            let Record { principal, bytes: unencoded, .. } = record;
-            drop(unencoded);
+            let written = Written::of(record, self.clock.now())?;
             loop {
                 let id = RecordId::generate().map_err(StoreError::Random)?;
-                let mut cmd = eval(PUT_SCRIPT, &keys(id, &principal));
-                cmd.arg(&bytes)
-                    .arg(ttl)
-                    .arg(now)
-                    .arg(expires)
-                    .arg(format!("{id}:{size}"))
-                    .arg(size)
-                    .arg(self.quota.total)
-                    .arg(self.quota.per_principal);
+                let cmd = written.script(PUT_SCRIPT, id, &self.quota);
                 let (outcome, used): (i64, i64) = self.query(&cmd).await?;
-                let used = u64::try_from(used).unwrap_or(0);
-                match outcome {
-                    0 => return Err(exceeded(QuotaScope::Total, size, used, self.quota.total)),
-                    1 => {
-                        let limit = self.quota.per_principal;
-                        return Err(exceeded(QuotaScope::Principal, size, used, limit));
-                    }
+                match self.outcome(outcome, used, written.size)? {
                     // NX: a (astronomically unlikely) id collision never overwrites a record.
                     2 => continue,
                     _ => return Ok(id),
                 }
             }
+        })
+    }
+
+    fn replace(&self, id: RecordId, record: Record) -> StoreFuture<'_, bool> {
+        Box::pin(async move {
+            let written = Written::of(record, self.clock.now())?;
+            let bytes: Option<Vec<u8>> = self.query(redis::cmd("GET").arg(key(id))).await?;
+            let Some(old) = bytes.as_deref().and_then(Record::decode) else { return Ok(false) };
+            // Expired by our clock though Redis still has it (skew), or another principal's: a
+            // record keeps its principal, whose scope counts its bytes.
+            if old.is_expired_at(self.clock.now()) || old.principal != written.principal {
+                return Ok(false);
+            }
+            let old_size = old.size();
+            let mut cmd = written.script(REPLACE_SCRIPT, id, &self.quota);
+            cmd.arg(format!("{id}:{old_size}")).arg(old_size);
+            let (outcome, used): (i64, i64) = self.query(&cmd).await?;
+            Ok(self.outcome(outcome, used, written.size)? == 3)
         })
     }
 

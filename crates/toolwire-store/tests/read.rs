@@ -171,6 +171,9 @@ impl ResultStore for DownStore {
     fn get(&self, _: RecordId) -> StoreFuture<'_, Option<Record>> {
         Box::pin(async { Err(StoreError::Task("store is down".into())) })
     }
+    fn replace(&self, _: RecordId, _: Record) -> StoreFuture<'_, bool> {
+        Box::pin(async { Err(StoreError::Task("store is down".into())) })
+    }
     fn delete(&self, _: RecordId) -> StoreFuture<'_, bool> {
         Box::pin(async { Err(StoreError::Task("store is down".into())) })
     }

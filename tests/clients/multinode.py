@@ -8,6 +8,10 @@ node in turn. It checks that:
 - both nodes answer, alternately, for one client;
 - the export stored by the node that ran ``catalog_export`` is read back whole on the other node
   with the same token, and refused there with another token;
+- a task (the demo's ``catalog_reprice``, with the tasks extension declared) created on one node is
+  polled on the other, its status moving and its result inlined there once it completes; another
+  token cannot see it; a task cancelled on the other node ends ``cancelled`` and its run on the
+  creating node stops (the prices it changes stop changing);
 - after the producing node is stopped, the record is still read from the survivor (nothing that was
   stored lived only in the stopped node).
 
@@ -153,6 +157,8 @@ async def scenario(a: int, b: int, stop_node: Any) -> list[str]:
         else:
             check(False, "another token read the stored export")
 
+    await tasks_across_nodes(a, b, check)
+
     stop_node(producer)
     survivor = other_node
     print(f"  stopped node :{producer}; reading from :{survivor}")
@@ -161,6 +167,74 @@ async def scenario(a: int, b: int, stop_node: Any) -> list[str]:
         read2 = await again.read_resource(uri)
         check(export_items(read2.contents[0].text) == whole, "the survivor still serves the same record")
     return failures
+
+
+TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+
+
+async def rpc(http: httpx2.AsyncClient, port: int, token: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    """One 2026-07-28 request to the node on ``port`` that declares the tasks extension."""
+    params = dict(params, _meta={
+        "io.modelcontextprotocol/protocolVersion": REVISION,
+        "io.modelcontextprotocol/clientInfo": {"name": "multinode", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": TASKS,
+    })
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": REVISION,
+        "Mcp-Method": method,
+    }
+    name = params.get("name") or params.get("taskId")
+    if name:
+        headers["Mcp-Name"] = name
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+    response = await http.post(f"http://127.0.0.1:{port}/mcp", json=body, headers=headers)
+    text = response.text
+    lines = [line[5:].strip() for line in text.splitlines() if line.startswith("data:")]
+    return json.loads(lines[-1] if lines else text)
+
+
+async def tasks_across_nodes(a: int, b: int, check: Any) -> None:
+    async with httpx2.AsyncClient(timeout=30.0) as http:
+        async def lamp_price(port: int, n: int) -> float:
+            got = await rpc(http, port, WRITER, "tools/call", {"name": "catalog_get", "arguments": {"id": 5 * n + 2}})
+            return got["result"]["structuredContent"]["price"]
+
+        created = await rpc(http, a, WRITER, "tools/call",
+                            {"name": "catalog_reprice", "arguments": {"category": "desks", "percent": 1}})
+        task = created.get("result", {})
+        task_id = task.get("taskId", "")
+        check(task.get("resultType") == "task" and len(task_id) == 32, f"node :{a} created a task {task_id[:8]}…")
+        seen = await rpc(http, b, WRITER, "tasks/get", {"taskId": task_id})
+        check(seen.get("result", {}).get("status") == "working", f"node :{b} sees it working: {seen}")
+        hidden = await rpc(http, b, READER, "tasks/get", {"taskId": task_id})
+        check(hidden.get("error", {}).get("code") == -32602, f"another token gets -32602 on node :{b}")
+        done: dict[str, Any] = {}
+        for _ in range(100):
+            done = (await rpc(http, b, WRITER, "tasks/get", {"taskId": task_id})).get("result", {})
+            if done.get("status") == "completed":
+                break
+            await asyncio.sleep(0.1)
+        changed = done.get("result", {}).get("structuredContent", {}).get("changed")
+        check(changed == 400, f"node :{b} inlines the finished result (changed: {changed})")
+
+        created = await rpc(http, a, WRITER, "tools/call",
+                            {"name": "catalog_reprice", "arguments": {"category": "lamps", "percent": 10}})
+        task_id = created.get("result", {}).get("taskId", "")
+        await asyncio.sleep(0.5)
+        ack = await rpc(http, b, WRITER, "tasks/cancel", {"taskId": task_id})
+        check(ack.get("result") == {"resultType": "complete"}, f"node :{b} acknowledges the cancellation")
+        status = (await rpc(http, a, WRITER, "tasks/get", {"taskId": task_id})).get("result", {}).get("status")
+        check(status == "cancelled", f"node :{a} sees it cancelled (got {status})")
+        # The running node sees the cancellation within half a second; after that, no price moves.
+        await asyncio.sleep(1.0)
+        before = [await lamp_price(a, n) for n in range(400)]
+        await asyncio.sleep(0.5)
+        after = [await lamp_price(a, n) for n in range(400)]
+        check(before == after, f"the run on node :{a} stopped after a cancellation on node :{b}")
+        check(before[-1] == (500 + (5 * 399 + 2) * 7919 % 99_500) / 100,
+              "the cancelled run never reached the last lamp")
 
 
 def main(argv: list[str]) -> int:

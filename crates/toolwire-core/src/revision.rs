@@ -96,6 +96,8 @@ pub struct McpCaps {
     /// A result's `_meta` may carry `io.modelcontextprotocol/related-task` (the tasks of
     /// 2025-11-25 only).
     pub related_task_meta: bool,
+    /// How a long-running call can come back as a task (DESIGN §17).
+    pub tasks: Tasks,
 
     // --- tool definitions (`tools/list`) and other listed items
     /// `title` exists on tools, resources, resource templates and prompts (`BaseMetadata`,
@@ -135,6 +137,19 @@ pub struct McpCaps {
     pub cache_hints: bool,
 }
 
+/// How a revision lets a call come back as a task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tasks {
+    /// No tasks: every call is answered in its request.
+    None,
+    /// 2025-11-25's experimental core tasks (SEP-1686): the client asks with `params.task`,
+    /// tools publish `execution.taskSupport`, results come from `tasks/result`.
+    Experimental,
+    /// The `io.modelcontextprotocol/tasks` extension (SEP-2663), negotiated per request: the
+    /// server decides which calls become tasks and `tasks/get` inlines the result.
+    Extension,
+}
+
 // The table, one row per revision, oldest first; each row says what changed since the one
 // before it.
 
@@ -148,6 +163,7 @@ const V2024_11_05: McpCaps = McpCaps {
     elicitation: false,
     annotations_last_modified: false,
     related_task_meta: false,
+    tasks: Tasks::None,
     title: false,
     tool_title: ToolTitle::Dropped,
     tool_annotations: false,
@@ -188,6 +204,7 @@ const V2025_06_18: McpCaps = McpCaps {
 
 const V2025_11_25: McpCaps = McpCaps {
     related_task_meta: true,
+    tasks: Tasks::Experimental,
     icons: true,
     schemas: SchemaRules { dollar_schema: DollarSchema::RootOnly, ..V2025_06_18.schemas },
     argument_errors_as_results: true,
@@ -199,6 +216,7 @@ const V2026_07_28: McpCaps = McpCaps {
     result_type: true,
     input_required_result: true,
     related_task_meta: false,
+    tasks: Tasks::Extension,
     schemas: SchemaRules {
         output_schema: StructuredCap::Any,
         dollar_schema: DollarSchema::AsDeclared,

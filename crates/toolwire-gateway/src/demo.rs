@@ -170,6 +170,29 @@ struct PriceChange {
     new_price: f64,
 }
 
+/// `catalog_reprice` arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct RepriceInput {
+    /// The category whose prices change.
+    #[schemars(extend("enum" = CATEGORIES))]
+    category: String,
+    /// The change in percent (-50 lowers every price by half, 10 raises it by a tenth).
+    #[schemars(range(min = -50.0, max = 100.0))]
+    percent: f64,
+}
+
+/// What a repricing changed.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Repriced {
+    category: String,
+    percent: f64,
+    /// How many prices changed.
+    changed: u64,
+}
+
+/// How long `catalog_reprice` takes for one product: a category of 400 takes four seconds.
+const REPRICE_STEP: std::time::Duration = std::time::Duration::from_millis(10);
+
 /// No arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 struct NoInput {}
@@ -280,6 +303,20 @@ fn register(registry: &mut Registry, catalog: &Catalog) -> Result<(), RegistryEr
         .output::<PriceChange>(),
         |c: Catalog, input: UpdateInput, cx: CallContext| async move {
             update_price(&c, input, &cx)
+        },
+    )?;
+    tools.register(
+        ToolSpec::new(
+            "catalog_reprice",
+            "Change every price of one category by a percentage, one product after another (about four seconds): a task for clients that can hold one, its status saying how far it got; cancelled, it stops where it is. Needs the catalog:write privilege.",
+        )
+        .title("Reprice a category")
+        .annotations(ToolAnnotations::new().destructive(false).idempotent(false))
+        .privileges(["catalog:write"])
+        .task_support(toolwire_mcp::TaskSupport::Optional)
+        .output::<Repriced>(),
+        |c: Catalog, input: RepriceInput, cx: CallContext| async move {
+            reprice(&c, input, &cx).await
         },
     )?;
     tools.register(
@@ -402,6 +439,42 @@ fn update_price(catalog: &Catalog, input: UpdateInput, cx: &CallContext) -> Tool
         )
     };
     ToolResult::success(json!(change)).with_summary(summary).with_dry_run(input.dry_run)
+}
+
+/// Changes the prices of a category one product at a time, saying how far it got; dropped
+/// (a cancelled task), it stops between two products.
+async fn reprice(catalog: &Catalog, input: RepriceInput, cx: &CallContext) -> ToolResult {
+    let ids = match read(catalog, |products| {
+        products.iter().filter(|p| p.category == input.category).map(|p| p.id).collect::<Vec<_>>()
+    }) {
+        Ok(ids) => ids,
+        Err(e) => return ToolResult::failure(e),
+    };
+    let factor = 1.0 + input.percent / 100.0;
+    let total = ids.len();
+    for (done, id) in ids.iter().enumerate() {
+        if done % 40 == 0 {
+            cx.set_status(format!("{done} of {total} prices changed"));
+        }
+        tokio::time::sleep(REPRICE_STEP).await;
+        let Ok(mut products) = catalog.write() else {
+            return ToolResult::failure(ToolError::new(
+                ErrorCode::ToolError,
+                "The catalog is unavailable.",
+            ));
+        };
+        if let Some(product) = products.iter_mut().find(|p| p.id == *id) {
+            product.price = (product.price * factor * 100.0).round() / 100.0;
+            product.refresh();
+        }
+    }
+    let changed =
+        Repriced { category: input.category, percent: input.percent, changed: total as u64 };
+    let summary = format!(
+        "{} prices of {} changed by {}%.",
+        changed.changed, changed.category, changed.percent
+    );
+    ToolResult::success(json!(changed)).with_summary(summary)
 }
 
 fn chart(catalog: &Catalog, input: ChartInput) -> ToolResult {

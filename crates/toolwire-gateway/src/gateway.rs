@@ -107,6 +107,7 @@ impl GatewayBuilder {
             })
             .observer(metrics.clone())
             .hosts(settings.hosts.clone())
+            .tasks(settings.tasks)
             .build();
         let server = McpServer::new(toolwire_mcp::Gateway::new(catalog, config));
         let server = match &fixtures {

@@ -8,9 +8,10 @@
 //! `toolwire_offloads_total{tool}`, `toolwire_offload_bytes_total{tool}`,
 //! `toolwire_store_errors_total{kind}`, `toolwire_legacy_results_total{tool}`,
 //! `toolwire_app_errors_total{tool,kind}`, `toolwire_upstream_calls_total{upstream,outcome}`,
-//! `toolwire_upstream_restarts_total{upstream}`, `toolwire_upstream_repairs_total{upstream}`, and
-//! the gauges `toolwire_upstream_up{upstream}`, `toolwire_open_connections` and
-//! `toolwire_open_sessions`.
+//! `toolwire_upstream_restarts_total{upstream}`, `toolwire_upstream_repairs_total{upstream}`,
+//! `toolwire_tasks_total{tool,event}` (created, and how tasks ended: completed, failed,
+//! cancelled, input_required, expired), and the gauges `toolwire_upstream_up{upstream}`,
+//! `toolwire_tasks_running`, `toolwire_open_connections` and `toolwire_open_sessions`.
 //!
 //! Bucket bounds of a million and more are written as the Go and Python clients write them
 //! (`le="1.048576e+06"`); the encoder this replaced wrote `le="1048576"`. Same number, and
@@ -23,7 +24,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
-use toolwire_mcp::{CallObserver, CallOutcome, CallRecord, OffloadRecord};
+use toolwire_mcp::{CallObserver, CallOutcome, CallRecord, OffloadRecord, TaskRecord};
 use toolwire_store::StoreError;
 
 /// The `Content-Type` of [`Metrics::render`]'s text.
@@ -60,6 +61,12 @@ struct KindLabel {
 struct AppErrorLabels {
     tool: String,
     kind: &'static str,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct TaskLabels {
+    tool: String,
+    event: &'static str,
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -108,6 +115,8 @@ pub struct Metrics {
     upstream_restarts: Family<UpstreamLabel, Counter>,
     upstream_repairs: Family<UpstreamLabel, Counter>,
     upstream_up: Family<UpstreamLabel, Gauge>,
+    tasks: Family<TaskLabels, Counter>,
+    tasks_running: Gauge,
     connections: Gauge,
     sessions: Gauge,
 }
@@ -145,6 +154,8 @@ impl Metrics {
             upstream_restarts: Family::default(),
             upstream_repairs: Family::default(),
             upstream_up: Family::default(),
+            tasks: Family::default(),
+            tasks_running: Gauge::default(),
             connections: Gauge::default(),
             sessions: Gauge::default(),
         };
@@ -214,6 +225,16 @@ impl Metrics {
             "toolwire_upstream_up",
             "Whether the gateway is connected to the upstream MCP server now (1) or not (0)",
             Described(self.upstream_up.clone()),
+        );
+        r.register(
+            "toolwire_tasks",
+            "Tasks created and how they ended, by tool and event",
+            Described(self.tasks.clone()),
+        );
+        r.register(
+            "toolwire_tasks_running",
+            "Tasks this node runs in the background now",
+            self.tasks_running.clone(),
         );
         r.register(
             "toolwire_open_connections",
@@ -303,6 +324,12 @@ impl CallObserver for Metrics {
             self.store_error(error);
         }
     }
+
+    fn task(&self, record: &TaskRecord<'_>) {
+        let labels = TaskLabels { tool: record.tool.to_owned(), event: record.event.as_str() };
+        self.tasks.get_or_create(&labels).inc();
+        self.tasks_running.set(i64::try_from(record.running).unwrap_or(i64::MAX));
+    }
 }
 
 #[cfg(test)]
@@ -344,6 +371,9 @@ mod tests {
         metrics.upstream_repair("shop");
         metrics.upstream_up("shop", true);
         metrics.upstream_up("drupal", false);
+        let task = |event| TaskRecord { tool: "slow", event, running: 1 };
+        metrics.task(&task(toolwire_mcp::TaskEvent::Created));
+        metrics.task(&task(toolwire_mcp::TaskEvent::Expired));
         let held = metrics.connection();
         let text = metrics.render(2);
         for line in [
@@ -367,6 +397,9 @@ mod tests {
             "toolwire_upstream_repairs_total{upstream=\"shop\"} 1",
             "toolwire_upstream_up{upstream=\"shop\"} 1",
             "toolwire_upstream_up{upstream=\"drupal\"} 0",
+            "toolwire_tasks_total{tool=\"slow\",event=\"created\"} 1",
+            "toolwire_tasks_total{tool=\"slow\",event=\"expired\"} 1",
+            "toolwire_tasks_running 1",
             "toolwire_open_connections 1",
             "toolwire_open_sessions 2",
         ] {
@@ -413,6 +446,10 @@ mod tests {
                 "# TYPE toolwire_upstream_repairs_total counter",
                 "# HELP toolwire_upstream_up Whether the gateway is connected to the upstream MCP server now (1) or not (0).",
                 "# TYPE toolwire_upstream_up gauge",
+                "# HELP toolwire_tasks_total Tasks created and how they ended, by tool and event.",
+                "# TYPE toolwire_tasks_total counter",
+                "# HELP toolwire_tasks_running Tasks this node runs in the background now.",
+                "# TYPE toolwire_tasks_running gauge",
                 "# HELP toolwire_open_connections HTTP connections open now.",
                 "# TYPE toolwire_open_connections gauge",
                 "# HELP toolwire_open_sessions MCP sessions open now.",

@@ -49,6 +49,8 @@ pub(crate) struct Entry {
 pub(crate) struct Merged {
     tools: Vec<Entry>,
     by_name: HashMap<String, usize>,
+    /// Whether a tool's calls may become tasks (then the tasks extension is advertised).
+    tasks: bool,
 }
 
 impl Merged {
@@ -65,6 +67,7 @@ impl Merged {
                         second: source.to_string(),
                     });
                 }
+                merged.tasks |= tool.spec.task_support != crate::TaskSupport::Forbidden;
                 merged.by_name.insert(name.clone(), merged.tools.len());
                 merged.tools.push(Entry { tool: Arc::clone(tool), source: Arc::clone(source) });
             }
@@ -82,6 +85,11 @@ impl Merged {
 
     pub(crate) fn contains(&self, name: &str) -> bool {
         self.by_name.contains_key(name)
+    }
+
+    /// Whether any tool's calls may become tasks.
+    pub(crate) fn has_tasks(&self) -> bool {
+        self.tasks
     }
 }
 

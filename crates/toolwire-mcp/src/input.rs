@@ -207,7 +207,7 @@ impl Asks {
 /// What the client of `ctx` declared it can be asked, read as rmcp's `client_capabilities()`
 /// reads it (the request's `_meta` first, then the handshake, which only an `initialize` sets)
 /// without copying the handshake's capabilities.
-fn declared_by(ctx: &RequestContext<RoleServer>) -> Asks {
+pub(crate) fn declared_by(ctx: &RequestContext<RoleServer>) -> Asks {
     if let Some(capabilities) = ctx.meta.client_capabilities() {
         return declared(Some(&capabilities));
     }

@@ -64,12 +64,13 @@ mod registry;
 mod resource;
 mod server;
 mod source;
+mod tasks;
 mod validate;
 pub mod work;
 
 pub use catalog::{Catalog, CatalogError};
 pub use input::MAX_ROUNDS;
-pub use observe::{CallObserver, CallOutcome, CallRecord, OffloadRecord};
+pub use observe::{CallObserver, CallOutcome, CallRecord, OffloadRecord, TaskEvent, TaskRecord};
 pub use registry::{
     CallContext, DynTool, InternalError, IntoToolResult, MaxResultCharsError, Principal, Registry,
     RegistryError, ToolFn, ToolFuture, ToolSpec, ToolSpecError, WithState, check_max_result_chars,
@@ -81,4 +82,5 @@ pub use server::{
     Gateway, GatewayConfig, GatewayConfigBuilder, LegacyCounter, McpServer, STORED_RESULT_TEMPLATE,
 };
 pub use source::{ChangeSignal, SourceHealth, ToolSource};
+pub use tasks::{CHECK_EVERY, TaskSettings, TaskSupport};
 pub use toolwire_core::{ErrorCode, ToolError, ToolResult, ValidationMode};

@@ -18,6 +18,8 @@ pub enum CallOutcome<'a> {
     Error(&'a ErrorCode),
     /// The tool still asks the client for input (an `InputRequiredResult`).
     InputRequired,
+    /// The call became a task (a `CreateTaskResult`); how the task ends is a [`TaskEvent`].
+    Task,
     /// No tool of that name (a JSON-RPC error).
     UnknownTool,
     /// The tool panicked or failed with an internal error (a JSON-RPC error).
@@ -25,22 +27,24 @@ pub enum CallOutcome<'a> {
 }
 
 impl<'a> CallOutcome<'a> {
-    /// The label: `success`, `failure`, the error code, `input_required`, `unknown_tool` or
-    /// `internal_error`.
+    /// The label: `success`, `failure`, the error code, `input_required`, `task`,
+    /// `unknown_tool` or `internal_error`.
     pub fn as_str(&self) -> &'a str {
         match self {
             Self::Success => "success",
             Self::Failure => "failure",
             Self::Error(code) => code.as_str(),
             Self::InputRequired => "input_required",
+            Self::Task => "task",
             Self::UnknownTool => "unknown_tool",
             Self::InternalError => "internal_error",
         }
     }
 
-    /// Whether a result was rendered (not a JSON-RPC error).
+    /// Whether a result was rendered (not a JSON-RPC error, nor a task whose result comes
+    /// later).
     pub fn rendered(&self) -> bool {
-        !matches!(self, Self::UnknownTool | Self::InternalError)
+        !matches!(self, Self::UnknownTool | Self::InternalError | Self::Task)
     }
 }
 
@@ -89,6 +93,51 @@ pub trait CallObserver: Send + Sync + std::fmt::Debug {
 
     /// Called once per attempt to store an over-limit result.
     fn offload(&self, record: &OffloadRecord<'_>);
+
+    /// Called when a task is created and when it ends (DESIGN §17); nothing by default.
+    fn task(&self, record: &TaskRecord<'_>) {
+        let _ = record;
+    }
+}
+
+/// What happened to a task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TaskEvent {
+    /// A call became a task.
+    Created,
+    /// The task ended: `completed`, `failed`, `cancelled` or `input_required` (its run
+    /// stopped to ask).
+    Finished(rmcp::model::TaskStatus),
+    /// The task's TTL ran out before its run ended; the run was stopped.
+    Expired,
+}
+
+impl TaskEvent {
+    /// The label of metrics and logs: `created`, the status a task ended in, or `expired`.
+    pub fn as_str(&self) -> &'static str {
+        use rmcp::model::TaskStatus;
+        match self {
+            Self::Created => "created",
+            Self::Finished(TaskStatus::Completed) => "completed",
+            Self::Finished(TaskStatus::Failed) => "failed",
+            Self::Finished(TaskStatus::Cancelled) => "cancelled",
+            Self::Finished(TaskStatus::InputRequired) => "input_required",
+            Self::Finished(_) => "working",
+            Self::Expired => "expired",
+        }
+    }
+}
+
+/// One event of one task.
+#[derive(Debug, Clone)]
+pub struct TaskRecord<'a> {
+    /// The tool the task runs.
+    pub tool: &'a str,
+    /// What happened.
+    pub event: TaskEvent,
+    /// How many tasks this node runs in the background now.
+    pub running: usize,
 }
 
 #[cfg(test)]
@@ -104,6 +153,7 @@ mod tests {
             CallOutcome::Error(&ErrorCode::InvalidArguments),
             CallOutcome::Error(&code),
             CallOutcome::InputRequired,
+            CallOutcome::Task,
             CallOutcome::UnknownTool,
             CallOutcome::InternalError,
         ]
@@ -118,6 +168,7 @@ mod tests {
                 "invalid_arguments",
                 "app_specific",
                 "input_required",
+                "task",
                 "unknown_tool",
                 "internal_error"
             ]

@@ -86,6 +86,7 @@ pub struct CallContext {
     pub(crate) input: InputRound,
     pub(crate) asks: crate::input::Asks,
     pub(crate) places: crate::work::CallPlaces,
+    pub(crate) status: Option<tokio::sync::watch::Sender<Option<String>>>,
 }
 
 impl CallContext {
@@ -105,6 +106,7 @@ impl CallContext {
             input: InputRound::default(),
             asks: crate::input::revision_asks(revision),
             places: crate::work::CallPlaces::default(),
+            status: None,
         }
     }
 
@@ -183,6 +185,29 @@ impl CallContext {
     /// The JSON-RPC id of this request, as a string.
     pub fn request_id(&self) -> &str {
         &self.request_id
+    }
+
+    /// The same context, for a call running as a task whose status message `status` carries.
+    pub(crate) fn with_status(
+        mut self,
+        status: tokio::sync::watch::Sender<Option<String>>,
+    ) -> Self {
+        self.status = Some(status);
+        self
+    }
+
+    /// Whether this call runs as a task (DESIGN §17): its client polls for the result.
+    pub fn in_task(&self) -> bool {
+        self.status.is_some()
+    }
+
+    /// Says how the call is going, in words for a person: in a task, its `statusMessage` as
+    /// `tasks/get` shows it (written within [`CHECK_EVERY`](crate::CHECK_EVERY)); outside a
+    /// task, nothing.
+    pub fn set_status(&self, message: impl Into<String>) {
+        if let Some(status) = &self.status {
+            status.send_replace(Some(message.into()));
+        }
     }
 }
 
@@ -271,6 +296,7 @@ pub struct ToolSpec {
     pub(crate) shape: Shape,
     pub(crate) privileges: Vec<String>,
     pub(crate) max_result_chars: Option<usize>,
+    pub(crate) task_support: crate::TaskSupport,
 }
 
 impl ToolSpec {
@@ -287,6 +313,7 @@ impl ToolSpec {
             shape: Shape::Data,
             privileges: Vec::new(),
             max_result_chars: None,
+            task_support: crate::TaskSupport::Forbidden,
         }
     }
 
@@ -352,6 +379,13 @@ impl ToolSpec {
     /// Claude Code accepts); registration refuses any other value.
     pub fn max_result_chars(mut self, chars: usize) -> Self {
         self.max_result_chars = Some(chars);
+        self
+    }
+
+    /// Whether calls may become tasks (DESIGN §17): `Forbidden` (default), `Optional` or
+    /// `Required`.
+    pub fn task_support(mut self, support: crate::TaskSupport) -> Self {
+        self.task_support = support;
         self
     }
 

@@ -442,9 +442,9 @@ impl Inner {
                 return Err(refused);
             }
         }
-        let written = self.insert(&txn, key, record).and_then(|()| {
-            txn.commit().map_err(|err| self.error(err))
-        });
+        let written = self
+            .insert(&txn, key, record)
+            .and_then(|()| txn.commit().map_err(|err| self.error(err)));
         if written.is_err() {
             let mut usage = self.usage();
             usage.release(&principal, size);

@@ -149,6 +149,7 @@ fn register(
         if let Some(outputs) = &tool.outputs {
             spec = spec.output_schema(outputs.clone());
         }
+        spec = spec.task_support(tool.task);
         if let Some(chars) = tool.max_result_chars {
             spec = spec.max_result_chars(chars);
         }

@@ -34,6 +34,7 @@ pub(super) const KEYS: &[&str] = &[
     "ca_file",
     "proxy",
     "max_result_chars",
+    "task",
 ];
 
 /// `[[tools]]`: one app tool.
@@ -75,6 +76,8 @@ pub struct AppToolConfig {
     /// Claude Code's size opt-in for this tool, in characters (4096 to 500 000): published to
     /// Claude Code alone and then its cap for this tool.
     pub max_result_chars: Option<usize>,
+    /// Whether calls may become tasks: `forbidden` (default), `optional` or `required`.
+    pub task: Option<String>,
 }
 
 /// One header value, literal or from the environment.
@@ -123,6 +126,8 @@ pub struct AppTool {
     pub proxy: Option<String>,
     /// Claude Code's size opt-in, in characters, when one is configured.
     pub max_result_chars: Option<usize>,
+    /// Whether calls may become tasks.
+    pub task: toolwire_mcp::TaskSupport,
 }
 
 /// One `[[tools]]` entry (`key` is `tools[i]`): defaults applied, secrets read, files loaded.
@@ -150,6 +155,7 @@ pub(super) fn resolve_tool(
         toolwire_mcp::check_max_result_chars(chars)
             .map_err(|e| error(&format!("{key}.max_result_chars"), e.to_string()))?;
     }
+    let task = super::tasks::support(&format!("{key}.task"), t.task.as_deref(), error)?;
     Ok(AppTool {
         name: t.name,
         title: t.title,
@@ -166,6 +172,7 @@ pub(super) fn resolve_tool(
         ca_certs,
         proxy: t.proxy,
         max_result_chars: t.max_result_chars,
+        task,
     })
 }
 

@@ -13,6 +13,7 @@ mod oauth;
 mod openapi;
 mod ops;
 mod store;
+mod tasks;
 mod transport;
 mod upstreams;
 
@@ -39,6 +40,7 @@ pub use oauth::{OAuthConfig, OAuthSettings};
 pub use openapi::{OpenApi, OpenApiConfig, SpecLocation};
 pub use ops::{OpsConfig, OpsSettings};
 pub use store::{DEFAULT_DATA_DIR, MAX_LINK_TTL_SECS, StoreConfig, StoreKind};
+pub use tasks::TasksConfig;
 pub use transport::{Transport, TransportConfig};
 pub use upstreams::{Glob, Upstream, UpstreamConfig, UpstreamTransport};
 
@@ -46,7 +48,7 @@ pub use upstreams::{Glob, Upstream, UpstreamConfig, UpstreamTransport};
 const TOP_KEYS: &[&str] = &["phase", "prefix", "validation", "server_name", "demo_tools"];
 
 /// Every table of the file with the keys it accepts (its own tables aside): `""` is the top.
-const TABLES: [(&str, &[&str]); 13] = [
+const TABLES: [(&str, &[&str]); 14] = [
     ("", TOP_KEYS),
     ("", listen::KEYS),
     ("[limits]", limits::KEYS),
@@ -56,6 +58,7 @@ const TABLES: [(&str, &[&str]); 13] = [
     ("[[auth.tokens]]", auth::TOKEN_KEYS),
     ("[auth.oauth]", oauth::KEYS),
     ("[ops]", ops::KEYS),
+    ("[tasks]", tasks::KEYS),
     ("[[tools]]", app_tools::KEYS),
     ("[[upstreams]]", upstreams::KEYS),
     ("[[openapi]]", openapi::KEYS),
@@ -109,6 +112,8 @@ pub struct FileConfig {
     pub auth: Option<AuthConfig>,
     /// Health, readiness and metrics endpoints.
     pub ops: Option<OpsConfig>,
+    /// How long tasks are kept (DESIGN §17).
+    pub tasks: Option<TasksConfig>,
     /// App tools.
     #[serde(default)]
     pub tools: Vec<AppToolConfig>,
@@ -188,6 +193,8 @@ pub struct Settings {
     pub oauth: Option<OAuthSettings>,
     /// Health, readiness and metrics.
     pub ops: OpsSettings,
+    /// How long tasks are kept and how often clients poll them.
+    pub tasks: toolwire_mcp::TaskSettings,
     /// App tools.
     pub tools: Vec<AppTool>,
     /// Upstream MCP servers.
@@ -326,6 +333,7 @@ fn resolve(
     let tokens = auth::resolve_tokens(auth.tokens, env, &error)?;
     let oauth = auth.oauth.map(|o| oauth::resolve(o, &error)).transpose()?;
     let ops = ops::resolve(parsed.ops.unwrap_or_default(), &error)?;
+    let tasks = tasks::resolve(parsed.tasks.unwrap_or_default(), &error)?;
     let tools = parsed
         .tools
         .into_iter()
@@ -378,6 +386,7 @@ fn resolve(
         tokens,
         oauth,
         ops,
+        tasks,
         tools,
         upstreams,
         openapi,

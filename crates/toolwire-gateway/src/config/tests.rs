@@ -424,6 +424,7 @@ fn the_key_list_is_what_the_loader_accepts() {
                 "transport",
                 "auth",
                 "ops",
+                "tasks",
                 "tools",
                 "upstreams",
                 "openapi",
@@ -436,7 +437,7 @@ fn the_key_list_is_what_the_loader_accepts() {
     for (table, keys) in TABLES {
         listed.entry(table).or_default().extend(keys.iter().map(|k| (*k).to_owned()));
     }
-    assert_eq!(listed.len(), 12);
+    assert_eq!(listed.len(), 13);
     for (table, mut keys) in listed {
         // A map: every MCP target's name is a key (`limits_are_keyed_by_target_name`).
         if table == "[limits]" {

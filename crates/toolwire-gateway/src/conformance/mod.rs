@@ -18,6 +18,7 @@
 mod extensions;
 mod live;
 mod mrtr;
+mod tasks;
 mod tools;
 
 use std::collections::BTreeSet;
@@ -113,8 +114,11 @@ mod tests {
     fn every_fixture_tool_registers() {
         let fixtures = Conformance::new().unwrap_or_else(|e| panic!("{e}"));
         let tools = fixtures.tools();
-        assert_eq!(tools.len(), 26);
+        assert_eq!(tools.len(), 33);
         assert!(tools.names().any(|n| n == HEADER_TOOL));
+        for task_fixture in ["greet", "slow_compute", "failing_job", "test_tool_with_task"] {
+            assert!(tools.names().any(|n| n == task_fixture), "{task_fixture}");
+        }
         assert!(tools.names().any(|n| n == "test_input_required_result_multi_round"));
     }
 }

@@ -128,7 +128,8 @@ pub(super) fn register(registry: &mut Registry, state: &Arc<State>) -> Result<()
         })),
         Arc::new(HeaderEcho),
     )?;
-    super::mrtr::register(registry)
+    super::mrtr::register(registry)?;
+    super::tasks::register(registry)
 }
 
 fn json_schema_2020_12() -> Value {

@@ -29,7 +29,7 @@ use crate::registry::Principal;
 /// The rmcp handler: a cheap clone of an `Arc<Gateway>` and of its extensions.
 #[derive(Debug, Clone)]
 pub struct McpServer {
-    pub(super) gateway: Arc<Gateway>,
+    pub(crate) gateway: Arc<Gateway>,
     pub(super) extensions: Arc<Extensions>,
 }
 
@@ -96,6 +96,11 @@ impl McpServer {
         }
         if capabilities.prompts.is_none() && catalog.has_prompts() {
             capabilities.prompts = Some(PromptsCapability::default());
+        }
+        // Tasks (DESIGN §17): the extension, when a tool's calls may become tasks.
+        if catalog.current().has_tasks() {
+            let extensions = capabilities.extensions.get_or_insert_default();
+            extensions.insert(rmcp::model::TASKS_EXTENSION_ID.to_owned(), JsonObject::new());
         }
         capabilities
     }
@@ -241,6 +246,30 @@ impl rmcp::ServerHandler for McpServer {
             ));
         }
         Err(ErrorData::new(rmcp::model::ErrorCode::METHOD_NOT_FOUND, request.method, None))
+    }
+
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        McpServer::get_task(self, request, ctx).await
+    }
+
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        McpServer::update_task(self, request, ctx).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        McpServer::cancel_task(self, request, ctx).await
     }
 
     async fn list_resources(

@@ -115,6 +115,22 @@ impl McpServer {
     }
 }
 
+impl McpServer {
+    /// Renders `result` of `tool` for `revision` and `host` as [`McpServer::render`] does (a
+    /// task's result, fetched after its call).
+    pub(crate) async fn render_for(
+        &self,
+        tool: &Arc<RegisteredTool>,
+        result: ToolResult,
+        revision: McpRevision,
+        host: &HostProfile,
+        principal: &Principal,
+        query: Query,
+    ) -> Result<Output, ErrorData> {
+        self.render(tool, result, Audience { revision, host }, principal, query, None).await
+    }
+}
+
 /// Stores an over-limit result of `tool` for `principal` and finishes the render with its link
 /// (or inline / as a failure when storing failed, as configured), telling the observer.
 pub(crate) async fn offload(
@@ -178,13 +194,43 @@ impl McpServer {
         let arguments = Value::Object(request.arguments.take().unwrap_or_default());
         let rounds =
             crate::input::Rounds::open(self, &ctx, &request, revision, &principal, &arguments)?;
+        let as_task = crate::tasks::as_task(tool.spec.task_support, revision, &ctx)?;
         let context = CallContext::new(&name, principal.clone(), revision, ctx.id.to_string())
-            .with_request(ctx)
             .with_asks(rounds.asks())
             .with_input(rounds.round());
+        let call = Call { tool: &name, source: &source, revision, started };
+        if as_task {
+            let started_task = self.start_task(Arc::clone(&tool), arguments.clone(), context).await;
+            match started_task {
+                Ok(crate::tasks::Started::Created(created)) => {
+                    tracing::info!(
+                        tool = %log_safe(&name),
+                        revision = revision.as_str(),
+                        outcome = "task",
+                        task = %created.task.task_id,
+                        duration_ms = started.elapsed().as_millis() as u64,
+                        "tools/call"
+                    );
+                    self.observe(&call, CallOutcome::Task, None);
+                    return Ok(CallToolResponse::Task(*created));
+                }
+                Ok(crate::tasks::Started::Asks(result)) => {
+                    let result = crate::input::checked(*result, rounds.asks());
+                    let sealed = rounds.seal(&result)?;
+                    let audience = Audience { revision, host };
+                    return self
+                        .answer(result, &tool, &call, audience, &principal, arguments, sealed)
+                        .await;
+                }
+                Err(error) => {
+                    self.observe(&call, CallOutcome::InternalError, None);
+                    return Err(error);
+                }
+            }
+        }
+        let context = context.with_request(ctx);
         // A place among the large calls that the tool takes lasts until its result is rendered.
         let _places = context.places().clone();
-        let call = Call { tool: &name, source: &source, revision, started };
         let result = match rounds.run(self, &tool, &arguments, context).await {
             Ok(result) => result,
             Err(error) => {
@@ -199,30 +245,46 @@ impl McpServer {
                 return Err(error);
             }
         };
+        let sealed = rounds.seal(&result)?;
+        let audience = Audience { revision, host };
+        self.answer(result, &tool, &call, audience, &principal, arguments, sealed).await
+    }
+
+    /// The answer to a call whose tool answered `result`: rendered for its audience, offloaded
+    /// when over the limit, logged and observed.
+    #[allow(clippy::too_many_arguments)]
+    async fn answer(
+        &self,
+        result: ToolResult,
+        tool: &Arc<RegisteredTool>,
+        call: &Call<'_>,
+        audience: Audience<'_>,
+        principal: &Principal,
+        arguments: Value,
+        sealed: Option<String>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let (name, revision, started) = (call.tool, audience.revision, call.started);
         let legacy = matches!(result.provenance(), toolwire_core::Provenance::LegacyEnvelope(_));
         if legacy {
             let count = self.gateway.legacy.bump();
-            tracing::info!(tool = %log_safe(&name), legacy_results = count, "served a hand-built legacy result");
+            tracing::info!(tool = %log_safe(name), legacy_results = count, "served a hand-built legacy result");
         }
-        let sealed = rounds.seal(&result)?;
         let code = result.error().map(|error| error.code.clone());
-        let query = Query::new(&name, arguments);
-        let outcome = self
-            .render(&tool, result, Audience { revision, host }, &principal, query, sealed)
-            .await?;
+        let query = Query::new(name, arguments);
+        let outcome = self.render(tool, result, audience, principal, query, sealed).await?;
         // Still asking after the mapper (which down-levels where the revision cannot ask):
         // an `InputRequiredResult`.
         if outcome.mcp().is_some_and(|typed| typed.tool_result().is_input_required()) {
             tracing::info!(
-                tool = %log_safe(&name),
+                tool = %log_safe(name),
                 revision = revision.as_str(),
                 outcome = "input_required",
                 bytes = outcome.size(),
                 duration_ms = started.elapsed().as_millis() as u64,
                 "tools/call"
             );
-            self.observe(&call, CallOutcome::InputRequired, Some((&outcome, legacy)));
-            return call_tool_response(outcome).map_err(|why| internal(&name, &why));
+            self.observe(call, CallOutcome::InputRequired, Some((&outcome, legacy)));
+            return call_tool_response(outcome).map_err(|why| internal(name, &why));
         }
         let label = match (&code, outcome.is_error()) {
             (Some(code), _) => CallOutcome::Error(code),
@@ -230,7 +292,7 @@ impl McpServer {
             (None, false) => CallOutcome::Success,
         };
         tracing::info!(
-            tool = %log_safe(&name),
+            tool = %log_safe(name),
             revision = revision.as_str(),
             outcome = %label,
             bytes = outcome.size(),
@@ -238,8 +300,8 @@ impl McpServer {
             duration_ms = started.elapsed().as_millis() as u64,
             "tools/call"
         );
-        self.observe(&call, label, Some((&outcome, legacy)));
-        call_tool_response(outcome).map_err(|why| internal(&name, &why))
+        self.observe(call, label, Some((&outcome, legacy)));
+        call_tool_response(outcome).map_err(|why| internal(name, &why))
     }
 
     /// Tells the configured observer how a call ended (`rendered`: the output and whether it

@@ -45,6 +45,8 @@ pub struct GatewayConfig {
     /// This gateway's work limits (DESIGN §12): large renders and large answers wait for one of
     /// its places. Tools that read large answers themselves (app tools) take a clone of it.
     pub work: Work,
+    /// How long tasks are kept and how often clients are asked to poll (DESIGN §17).
+    pub tasks: crate::TaskSettings,
 }
 
 impl GatewayConfig {
@@ -61,6 +63,7 @@ impl GatewayConfig {
             observer: None,
             hosts: HostProfiles::builtin(),
             work: Work::default(),
+            tasks: crate::TaskSettings::default(),
         }
     }
 
@@ -150,6 +153,12 @@ impl GatewayConfigBuilder {
         self
     }
 
+    /// How long tasks are kept and how often clients are asked to poll.
+    pub fn tasks(mut self, tasks: crate::TaskSettings) -> Self {
+        self.config.tasks = tasks;
+        self
+    }
+
     /// The configuration.
     pub fn build(self) -> GatewayConfig {
         self.config
@@ -181,6 +190,7 @@ impl std::fmt::Debug for GatewayConfig {
             .field("observer", &self.observer)
             .field("hosts", &self.hosts)
             .field("work", &self.work)
+            .field("tasks", &self.tasks)
             .finish()
     }
 }
@@ -207,6 +217,7 @@ pub struct Gateway {
     pub(crate) config: GatewayConfig,
     pub(crate) info: ServerConfig,
     pub(crate) legacy: LegacyCounter,
+    pub(crate) running: crate::tasks::Running,
 }
 
 impl Gateway {
@@ -216,7 +227,13 @@ impl Gateway {
         // The capabilities follow the server's extensions and sources, per `initialize`.
         let info = ServerConfig::new(ServerCapabilities::default())
             .with_server_info(Implementation::new(named.server_name(), named.server_version()));
-        Arc::new(Self { catalog: tools.into(), config, info, legacy: LegacyCounter::default() })
+        Arc::new(Self {
+            catalog: tools.into(),
+            config,
+            info,
+            legacy: LegacyCounter::default(),
+            running: crate::tasks::Running::default(),
+        })
     }
 
     /// The tools of every source.

@@ -17,6 +17,7 @@ mod openapi;
 mod ops;
 mod stdio;
 mod store_outage;
+mod tasks;
 mod transport;
 mod upstreams;
 mod upstreams_hostile;

@@ -21,11 +21,12 @@ pub(crate) fn install_tls_provider() {
 pub(crate) const REVISIONS: [&str; 5] =
     ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"];
 
-pub(crate) const DEMO_TOOLS: [&str; 9] = [
+pub(crate) const DEMO_TOOLS: [&str; 10] = [
     "catalog_search",
     "catalog_get",
     "catalog_count",
     "catalog_update_price",
+    "catalog_reprice",
     "catalog_export",
     "catalog_chart",
     "legacy_echo",
@@ -243,6 +244,7 @@ impl HttpClient {
             let name = match method {
                 "tools/call" => params.get("name"),
                 "resources/read" => params.get("uri"),
+                "tasks/get" | "tasks/update" | "tasks/cancel" => params.get("taskId"),
                 _ => None,
             };
             if let Some(name) = name.and_then(Value::as_str) {

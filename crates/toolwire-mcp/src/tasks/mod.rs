@@ -1,0 +1,571 @@
+//! Long-running tools as tasks (DESIGN §17): which calls become tasks, a task's state in the
+//! result store, running it to its end, and `tasks/get`, `tasks/update` and `tasks/cancel`.
+//!
+//! - **Which calls**: a tool declares [`TaskSupport`]. On a revision with the tasks extension
+//!   (2026-07-28, negotiated per request) a call of an `optional` or `required` tool from a
+//!   client that declared the extension becomes a task; a `required` tool called without it is
+//!   `-32021` with the capability it needs. What the tool answers before it first waits is
+//!   answered in the request: a tool that asks for input at once gets its answers before any
+//!   task exists (SEP-2663: input before creation is resolved synchronously).
+//! - **State**: one record of the result store under a random id (the `taskId`), bound to the
+//!   principal that created it and living for the task's TTL, replaced as the task moves on.
+//!   Any node sharing the store answers for it; another principal's, a forged and an expired
+//!   id are alike "unknown". The task is created durably before `CreateTaskResult` goes out.
+//! - **The result** is kept in its versioned form and rendered when it is fetched, for the
+//!   fetching request's revision and host, through the same render (and offload) as any call.
+//! - **Running**: the node that created the task (or the one that took the last answer of
+//!   `tasks/update`) runs the tool in the background. Every [`CHECK_EVERY`] it writes the
+//!   tool's status message and reads the record back: a task cancelled on another node, or
+//!   gone, stops its work there (the tool's future is dropped); a task past its TTL stops too.
+//!   Cancelled on this node, the work stops at once.
+
+mod stored;
+
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::Poll;
+use std::time::Duration;
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    CancelTaskParams, ClientCapabilities, CreateTaskResult, DetailedTask, GetTaskParams,
+    GetTaskResult, TaskPayload, TaskStatus, UpdateTaskParams,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use serde_json::Value;
+use tokio::sync::watch;
+use toolwire_core::revision::{McpCaps, Tasks};
+use toolwire_core::{McpRevision, Query, Timestamp, ToolResult};
+use toolwire_store::RecordId;
+
+use self::stored::{Loaded, StoredTask};
+use crate::catalog::Entry;
+use crate::observe::{TaskEvent, TaskRecord};
+use crate::registry::{CallContext, Principal, RegisteredTool};
+use crate::server::{McpServer, principal_of, revision_of};
+
+/// Whether a tool's calls may, must or must not become tasks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TaskSupport {
+    /// Every call is answered in its request (the default).
+    #[default]
+    Forbidden,
+    /// A call becomes a task when the client can hold one, else it is answered in its request.
+    Optional,
+    /// Every call is a task; a client that cannot hold one is refused.
+    Required,
+}
+
+impl TaskSupport {
+    /// The name as configuration and `execution.taskSupport` write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Forbidden => "forbidden",
+            Self::Optional => "optional",
+            Self::Required => "required",
+        }
+    }
+
+    /// The support named `name` (`forbidden`, `optional`, `required`).
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "forbidden" => Some(Self::Forbidden),
+            "optional" => Some(Self::Optional),
+            "required" => Some(Self::Required),
+            _ => None,
+        }
+    }
+}
+
+/// How long tasks are kept and how often clients are asked to poll.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TaskSettings {
+    /// How long a task is kept from its creation when the client asks for no TTL.
+    pub ttl: Duration,
+    /// The longest TTL a client may ask for.
+    pub max_ttl: Duration,
+    /// The poll interval suggested to clients.
+    pub poll_interval: Duration,
+}
+
+impl Default for TaskSettings {
+    /// One hour, at most a day, polled every half second.
+    fn default() -> Self {
+        Self {
+            ttl: Duration::from_secs(3600),
+            max_ttl: Duration::from_secs(86_400),
+            poll_interval: Duration::from_millis(500),
+        }
+    }
+}
+
+impl TaskSettings {
+    /// The TTL of a task whose client asked for `requested` (none on 2026-07-28, where the
+    /// server decides): the default, never above the maximum.
+    pub fn ttl_for(&self, requested: Option<Duration>) -> Duration {
+        requested.unwrap_or(self.ttl).min(self.max_ttl)
+    }
+}
+
+/// How often a running task writes its status message and looks for a cancellation made on
+/// another node.
+pub const CHECK_EVERY: Duration = Duration::from_millis(500);
+
+/// The tasks this node is running, by id: cancelling one here stops its work at once.
+#[derive(Debug, Default)]
+pub(crate) struct Running(Mutex<HashMap<RecordId, tokio::task::AbortHandle>>);
+
+impl Running {
+    /// Runs `work` as task `id`'s background run. The map is held while it is spawned, so
+    /// that a run ending at once cannot leave before it is entered.
+    fn spawn(&self, id: RecordId, work: impl Future<Output = ()> + Send + 'static) {
+        let mut running = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let handle = tokio::spawn(work);
+        running.insert(id, handle.abort_handle());
+    }
+
+    fn remove(&self, id: RecordId) -> Option<tokio::task::AbortHandle> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).remove(&id)
+    }
+
+    /// How many tasks this node is running.
+    pub(crate) fn len(&self) -> usize {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).len()
+    }
+}
+
+/// Whether this call of `support` is run as a task on `revision` for the client of `ctx`:
+/// `-32021` for a tool that requires a task called by a client that did not declare the
+/// extension.
+pub(crate) fn as_task(
+    support: TaskSupport,
+    revision: McpRevision,
+    ctx: &RequestContext<RoleServer>,
+) -> Result<bool, ErrorData> {
+    if support == TaskSupport::Forbidden || McpCaps::of(revision).tasks != Tasks::Extension {
+        return Ok(false);
+    }
+    let declared = ctx.meta.client_capabilities().is_some_and(|caps| caps.supports_tasks());
+    match (support, declared) {
+        (_, true) => Ok(true),
+        (TaskSupport::Required, false) => Err(missing_extension()),
+        _ => Ok(false),
+    }
+}
+
+/// `-32021` naming the tasks extension as the capability the call needs.
+fn missing_extension() -> ErrorData {
+    ErrorData::missing_required_client_capability(
+        ClientCapabilities::builder().enable_tasks().build(),
+    )
+}
+
+/// What a call that may become a task came to.
+pub(crate) enum Started {
+    /// The task, created and stored.
+    Created(Box<CreateTaskResult>),
+    /// The tool asked for input before it first waited: answered in the request.
+    Asks(Box<ToolResult>),
+}
+
+/// Why a task's background run stopped.
+enum End {
+    /// The tool answered (or failed).
+    Ran(Box<Result<ToolResult, ErrorData>>),
+    /// The task's TTL ran out first.
+    Expired,
+    /// The task was cancelled on another node, or is gone.
+    Stopped,
+}
+
+/// A tool's run, owned so that it can move into the background.
+type Run = Pin<Box<dyn Future<Output = Result<ToolResult, ErrorData>> + Send>>;
+
+/// The same "unknown task" for a missing, expired, forged and another principal's id.
+fn unknown(task_id: &str) -> ErrorData {
+    let shown: String = task_id.chars().take(64).collect();
+    ErrorData::invalid_params(format!("Unknown task: {}", shown.escape_debug()), None)
+}
+
+fn now() -> Timestamp {
+    Timestamp::with_fraction_digits(chrono::Utc::now(), 3)
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+fn store_failure(what: &str, error: &toolwire_store::StoreError) -> ErrorData {
+    tracing::error!(%error, "{what}");
+    ErrorData::internal_error(format!("{what}: the result store failed ({})", error.kind()), None)
+}
+
+impl McpServer {
+    /// Runs a call of `tool` that becomes a task: creates and stores it (already finished when
+    /// the tool answered before it first waited) and runs the rest in the background.
+    pub(crate) async fn start_task(
+        &self,
+        tool: Arc<RegisteredTool>,
+        arguments: Value,
+        context: CallContext,
+    ) -> Result<Started, ErrorData> {
+        let principal = context.principal.clone();
+        let (status, heard) = watch::channel(None);
+        let mut run = self.run(Arc::clone(&tool), arguments.clone(), context.with_status(status));
+        let finished = match futures::poll!(run.as_mut()) {
+            Poll::Ready(Ok(result)) if result.is_input_required() => {
+                return Ok(Started::Asks(Box::new(result)));
+            }
+            Poll::Ready(outcome) => Some(outcome),
+            Poll::Pending => None,
+        };
+        let settings = &self.gateway.config.tasks;
+        let ttl = settings.ttl_for(None);
+        let created = now();
+        let expires = Timestamp::with_fraction_digits(
+            created.datetime() + chrono::Duration::milliseconds(millis(ttl) as i64),
+            3,
+        );
+        let name = tool.spec.name.clone();
+        let mut task = StoredTask::working(
+            &name,
+            arguments,
+            &created,
+            millis(ttl),
+            millis(settings.poll_interval),
+        );
+        if let Some(outcome) = &finished {
+            task = task.finished(outcome.as_ref(), &created);
+        }
+        let record = task.record(principal.name(), created, expires);
+        let store = self.gateway.config.stored.store();
+        let id =
+            store.put(record).await.map_err(|e| store_failure("could not create a task", &e))?;
+        if finished.is_none() {
+            let loaded = Loaded { id, task: task.clone(), created, expires };
+            self.drive(loaded, principal, run, heard);
+        }
+        self.observe_task(&name, TaskEvent::Created);
+        if finished.is_some() {
+            self.observe_task(&name, TaskEvent::Finished(task.status));
+        }
+        Ok(Started::Created(Box::new(CreateTaskResult::new(task.wire(id)))))
+    }
+
+    /// The run of `tool` with `arguments`, owned.
+    fn run(&self, tool: Arc<RegisteredTool>, arguments: Value, context: CallContext) -> Run {
+        let server = self.clone();
+        Box::pin(async move { server.run_tool(&tool, &arguments, context).await })
+    }
+
+    /// Runs the rest of a task in the background until it ends, is cancelled, goes or expires.
+    fn drive(
+        &self,
+        loaded: Loaded,
+        principal: Principal,
+        mut run: Run,
+        mut heard: watch::Receiver<Option<String>>,
+    ) {
+        let server = self.clone();
+        let id = loaded.id;
+        let tool = loaded.task.tool.clone();
+        let left = (loaded.expires.datetime() - chrono::Utc::now()).to_std().unwrap_or_default();
+        self.gateway.running.spawn(id, async move {
+            let expiry = tokio::time::sleep(left);
+            tokio::pin!(expiry);
+            let mut checks = tokio::time::interval(CHECK_EVERY);
+            checks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            checks.tick().await;
+            let mut message: Option<String> = None;
+            let end = loop {
+                tokio::select! {
+                    outcome = &mut run => break End::Ran(Box::new(outcome)),
+                    _ = &mut expiry => break End::Expired,
+                    _ = checks.tick() => {
+                        let said = heard.borrow_and_update().clone();
+                        let news = (said != message).then(|| said.clone()).flatten();
+                        message = said;
+                        if !server.still_running(id, &principal, news).await {
+                            break End::Stopped;
+                        }
+                    }
+                }
+            };
+            // Out of the running ones first, so that the observer counts it gone.
+            server.gateway.running.remove(id);
+            match end {
+                End::Ran(outcome) => server.finish(id, &principal, *outcome).await,
+                End::Expired => server.observe_task(&tool, TaskEvent::Expired),
+                End::Stopped => {}
+            }
+        });
+    }
+
+    /// Whether task `id` should go on: it is still in the store and not cancelled. Writes the
+    /// tool's new status message, if any.
+    async fn still_running(
+        &self,
+        id: RecordId,
+        principal: &Principal,
+        news: Option<String>,
+    ) -> bool {
+        let loaded = match self.load_id(id, principal).await {
+            Ok(Some(loaded)) => loaded,
+            // Gone: expired or deleted.
+            Ok(None) => return false,
+            Err(error) => {
+                // The next check tries again; the work goes on meanwhile.
+                tracing::warn!(%error, task = %id, "could not read a running task");
+                return true;
+            }
+        };
+        if loaded.task.status.is_terminal() {
+            return false;
+        }
+        if let Some(message) = news {
+            let mut task = loaded.task;
+            task.status_message = Some(message);
+            task.last_updated_at = now().to_string();
+            let record = task.record(principal.name(), loaded.created, loaded.expires);
+            if let Err(error) = self.gateway.config.stored.store().replace(id, record).await {
+                tracing::warn!(%error, task = %id, "could not write a task's status message");
+            }
+        }
+        true
+    }
+
+    /// Stores how the run of task `id` ended, unless the task ended otherwise meanwhile.
+    async fn finish(
+        &self,
+        id: RecordId,
+        principal: &Principal,
+        outcome: Result<ToolResult, ErrorData>,
+    ) {
+        let Ok(Some(loaded)) = self.load_id(id, principal).await else { return };
+        if loaded.task.status.is_terminal() {
+            return;
+        }
+        let tool = loaded.task.tool.clone();
+        let at = now();
+        let task = loaded.task.finished(outcome.as_ref(), &at);
+        let status = task.status;
+        let store = self.gateway.config.stored.store();
+        let record = task.record(principal.name(), loaded.created, loaded.expires);
+        let stored = match store.replace(id, record).await {
+            Err(error) if error.is_quota() => {
+                // The result does not fit: the task fails, saying why, rather than stay working.
+                let why = ErrorData::internal_error(
+                    format!("the task's result could not be kept: {error}"),
+                    None,
+                );
+                let failed = task.finished(Err(&why), &at);
+                let record = failed.record(principal.name(), loaded.created, loaded.expires);
+                store.replace(id, record).await.map(|_| TaskStatus::Failed)
+            }
+            other => other.map(|_| status),
+        };
+        match stored {
+            Ok(status) => self.observe_task(&tool, TaskEvent::Finished(status)),
+            Err(error) => tracing::error!(%error, task = %id, "could not store how a task ended"),
+        }
+    }
+
+    /// Task `task_id` of `principal`, if there is one.
+    async fn load(&self, task_id: &str, principal: &Principal) -> Result<Loaded, ErrorData> {
+        let id = RecordId::parse(task_id).ok_or_else(|| unknown(task_id))?;
+        match self.load_id(id, principal).await {
+            Ok(Some(loaded)) => Ok(loaded),
+            Ok(None) => Err(unknown(task_id)),
+            Err(error) => Err(store_failure("could not read a task", &error)),
+        }
+    }
+
+    async fn load_id(
+        &self,
+        id: RecordId,
+        principal: &Principal,
+    ) -> Result<Option<Loaded>, toolwire_store::StoreError> {
+        let Some(record) = self.gateway.config.stored.store().get(id).await? else {
+            return Ok(None);
+        };
+        if record.principal != principal.name() {
+            return Ok(None);
+        }
+        Ok(StoredTask::decode(&record).map(|task| Loaded {
+            id,
+            task,
+            created: record.created,
+            expires: record.expires,
+        }))
+    }
+
+    /// `tasks/get`: the task, with its result rendered now for this request.
+    pub(crate) async fn get_task(
+        &self,
+        params: GetTaskParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let revision = revision_of(&ctx)?;
+        let principal = principal_of(&ctx, &self.gateway);
+        let loaded = self.load(&params.task_id, &principal).await?;
+        let task = &loaded.task;
+        let payload = match task.status {
+            TaskStatus::Completed => match self.render_task(task, revision, &ctx, &principal).await
+            {
+                Ok(result) => TaskPayload::Completed { result },
+                Err(error) => TaskPayload::Failed { error: error_object(&error) },
+            },
+            TaskStatus::Failed => {
+                let error = task
+                    .error
+                    .clone()
+                    .unwrap_or_else(|| ErrorData::internal_error("the task failed", None));
+                TaskPayload::Failed { error: error_object(&error) }
+            }
+            TaskStatus::InputRequired => {
+                let pending = task.pending().unwrap_or_default();
+                let input_requests = crate::input::rmcp_requests(&pending)
+                    .map_err(|why| crate::server::internal(&task.tool, &why))?;
+                TaskPayload::InputRequired { input_requests }
+            }
+            TaskStatus::Cancelled => TaskPayload::Cancelled,
+            _ => TaskPayload::Working,
+        };
+        Ok(GetTaskResult::new(DetailedTask::new(task.wire(loaded.id), payload)))
+    }
+
+    /// The final result of `task` as the client of `ctx` reads it.
+    async fn render_task(
+        &self,
+        task: &StoredTask,
+        revision: McpRevision,
+        ctx: &RequestContext<RoleServer>,
+        principal: &Principal,
+    ) -> Result<rmcp::model::JsonObject, ErrorData> {
+        let Some(Entry { tool, .. }) = self.gateway.catalog.get(&task.tool) else {
+            return Err(ErrorData::internal_error(
+                format!("tool {} is no longer served", task.tool),
+                None,
+            ));
+        };
+        let result = task.tool_result().ok_or_else(|| {
+            crate::server::internal(&task.tool, "the stored task result is unreadable")
+        })?;
+        let host = crate::hosts::host_of(ctx, &self.gateway.config.hosts);
+        let query = Query::new(&task.tool, task.arguments.clone());
+        let output = self.render_for(&tool, result, revision, host, principal, query).await?;
+        let response = crate::server::call_tool_response(output)
+            .map_err(|why| crate::server::internal(&task.tool, &why))?;
+        match serde_json::to_value(rmcp::model::ServerResult::from(response)) {
+            Ok(Value::Object(result)) => Ok(result),
+            _ => Err(crate::server::internal(&task.tool, "the rendered result is not an object")),
+        }
+    }
+
+    /// `tasks/update`: answers for an `input_required` task; once every request has one, the
+    /// tool runs again with them.
+    pub(crate) async fn update_task(
+        &self,
+        params: UpdateTaskParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let principal = principal_of(&ctx, &self.gateway);
+        let mut loaded = self.load(&params.task_id, &principal).await?;
+        if loaded.task.status != TaskStatus::InputRequired {
+            return Ok(());
+        }
+        let Some(pending) = loaded.task.pending() else { return Ok(()) };
+        for (key, answer) in params.input_responses {
+            // Answers to nothing asked are tolerated and dropped.
+            if pending.get(&key).is_some() {
+                loaded.task.answers.insert(key, answer);
+            }
+        }
+        let at = now();
+        let store = self.gateway.config.stored.store();
+        let still_asking =
+            pending.requests.iter().any(|(key, _)| !loaded.task.answers.contains_key(key));
+        if still_asking {
+            loaded.task.last_updated_at = at.to_string();
+            let record = loaded.task.record(principal.name(), loaded.created, loaded.expires);
+            store
+                .replace(loaded.id, record)
+                .await
+                .map_err(|e| store_failure("could not update a task", &e))?;
+            return Ok(());
+        }
+        let Some(tool) = self.gateway.catalog.get(&loaded.task.tool).map(|entry| entry.tool) else {
+            return Err(ErrorData::internal_error(
+                format!("tool {} is no longer served", loaded.task.tool),
+                None,
+            ));
+        };
+        let revision = revision_of(&ctx)?;
+        let answers = std::mem::take(&mut loaded.task.answers);
+        let round = toolwire_core::input::InputRound::new(answers, pending.state.clone());
+        let arguments = loaded.task.arguments.clone();
+        let context =
+            CallContext::new(&loaded.task.tool, principal.clone(), revision, ctx.id.to_string())
+                .with_asks(
+                    crate::input::declared_by(&ctx).within(crate::input::revision_asks(revision)),
+                )
+                .with_input(round);
+        loaded.task = loaded.task.moved(TaskStatus::Working, &at);
+        let record = loaded.task.record(principal.name(), loaded.created, loaded.expires);
+        if !store
+            .replace(loaded.id, record)
+            .await
+            .map_err(|e| store_failure("could not update a task", &e))?
+        {
+            return Err(unknown(&params.task_id));
+        }
+        let (status, heard) = watch::channel(None);
+        let run = self.run(tool, arguments, context.with_status(status));
+        self.drive(loaded, principal, run, heard);
+        Ok(())
+    }
+
+    /// `tasks/cancel`: a task not yet ended ends `cancelled`, and its work stops (at once on
+    /// this node, within [`CHECK_EVERY`] on another); an ended task is left as it is.
+    pub(crate) async fn cancel_task(
+        &self,
+        params: CancelTaskParams,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let principal = principal_of(&ctx, &self.gateway);
+        let loaded = self.load(&params.task_id, &principal).await?;
+        if loaded.task.status.is_terminal() {
+            return Ok(());
+        }
+        if let Some(handle) = self.gateway.running.remove(loaded.id) {
+            handle.abort();
+        }
+        let tool = loaded.task.tool.clone();
+        let task = loaded.task.moved(TaskStatus::Cancelled, &now());
+        let record = task.record(principal.name(), loaded.created, loaded.expires);
+        let store = self.gateway.config.stored.store();
+        store
+            .replace(loaded.id, record)
+            .await
+            .map_err(|e| store_failure("could not cancel a task", &e))?;
+        self.observe_task(&tool, TaskEvent::Finished(TaskStatus::Cancelled));
+        Ok(())
+    }
+
+    fn observe_task(&self, tool: &str, event: TaskEvent) {
+        if let Some(observer) = &self.gateway.config.observer {
+            observer.task(&TaskRecord { tool, event, running: self.gateway.running.len() });
+        }
+    }
+}
+
+/// A JSON-RPC error as the `error` object of a failed task.
+fn error_object(error: &ErrorData) -> rmcp::model::JsonObject {
+    match serde_json::to_value(error) {
+        Ok(Value::Object(object)) => object,
+        _ => rmcp::model::JsonObject::new(),
+    }
+}

@@ -1,0 +1,282 @@
+//! Tasks (DESIGN §17) over Streamable HTTP at 2026-07-28: the demo's `catalog_reprice` as a
+//! task whose status moves and whose cancellation stops its work, principals kept apart, a
+//! finished task surviving a restart, an app tool declared `task = "optional"`, `[tasks]`
+//! limits, and the task metrics.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::gateway::{HttpClient, Server, assert_valid};
+
+const TOKENS: &str = r#"
+[auth]
+anonymous = false
+
+[[auth.tokens]]
+token = "alice-token"
+principal = "alice"
+privileges = ["catalog:write"]
+
+[[auth.tokens]]
+token = "bob-token"
+principal = "bob"
+privileges = ["catalog:write"]
+"#;
+
+/// The `_meta` of a request that declares the tasks extension.
+fn with_tasks(mut params: Value) -> Value {
+    params["_meta"] = json!({"io.modelcontextprotocol/clientCapabilities": {
+        "extensions": {"io.modelcontextprotocol/tasks": {}}
+    }});
+    params
+}
+
+fn call_as_task(client: &mut HttpClient, tool: &str, arguments: Value) -> Value {
+    client.request("tools/call", with_tasks(json!({"name": tool, "arguments": arguments})))
+}
+
+fn task_request(client: &mut HttpClient, method: &str, task_id: &str) -> Value {
+    client.request(method, with_tasks(json!({"taskId": task_id})))
+}
+
+/// Polls `tasks/get` until the task's status is `want`, within ten seconds.
+fn wait_for(client: &mut HttpClient, task_id: &str, want: &str) -> Value {
+    let started = Instant::now();
+    loop {
+        let got = task_request(client, "tasks/get", task_id);
+        if got["result"]["status"] == want {
+            return got["result"].clone();
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "never {want}: {got}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn price(client: &mut HttpClient, id: u64) -> f64 {
+    let got = client.call("catalog_get", json!({"id": id}));
+    got["result"]["structuredContent"]["price"].as_f64().unwrap_or_else(|| panic!("{got}"))
+}
+
+/// The ids of the demo's `lamps`, in catalog order (`id % 5 == 2`).
+fn lamp(n: u64) -> u64 {
+    5 * n + 2
+}
+
+#[test]
+fn a_reprice_task_reports_its_progress_and_stops_when_cancelled() {
+    let server = Server::start(Some(TOKENS), &[]);
+    let mut alice = HttpClient::connect(&server.url, "2026-07-28", Some("alice-token"));
+    let (first, last) = (price(&mut alice, lamp(0)), price(&mut alice, lamp(399)));
+
+    let created =
+        call_as_task(&mut alice, "catalog_reprice", json!({"category": "lamps", "percent": 10}));
+    let task = &created["result"];
+    assert_eq!(task["resultType"], "task", "{created}");
+    assert_eq!(task["status"], "working");
+    assert_eq!(task["ttlMs"], 3_600_000);
+    assert_eq!(task["pollIntervalMs"], 500);
+    let id = task["taskId"].as_str().unwrap().to_owned();
+    assert_eq!(id.len(), 32, "{id}");
+
+    // The status message moves while the work goes on.
+    let started = Instant::now();
+    let working = loop {
+        let got = task_request(&mut alice, "tasks/get", &id)["result"].clone();
+        if got["statusMessage"].as_str().is_some_and(|m| !m.starts_with("0 of")) {
+            break got;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "no progress: {got}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(working["status"], "working");
+    assert!(working["statusMessage"].as_str().unwrap().ends_with("of 400 prices changed"));
+
+    let ack = task_request(&mut alice, "tasks/cancel", &id);
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    let cancelled = task_request(&mut alice, "tasks/get", &id)["result"].clone();
+    assert_eq!(cancelled["status"], "cancelled", "{cancelled}");
+    assert!(cancelled.get("result").is_none());
+
+    // The work stopped where it was: the first lamp changed, the last did not, and the number
+    // changed stays put while the run, had it gone on, would have moved it.
+    assert_eq!(price(&mut alice, lamp(0)), ((first * 1.1) * 100.0).round() / 100.0);
+    let changed = |client: &mut HttpClient| {
+        (0..400).filter(|n| price(client, lamp(*n)) != price_before(*n)).count()
+    };
+    let before = changed(&mut alice);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(changed(&mut alice), before, "the cancelled run went on");
+    assert!(before < 400, "the run was not stopped: {before} of 400 changed");
+    assert_eq!(price(&mut alice, lamp(399)), last);
+
+    // Cancelling an ended task is the same empty acknowledgement.
+    let again = task_request(&mut alice, "tasks/cancel", &id);
+    assert_eq!(again["result"], json!({"resultType": "complete"}));
+
+    let metrics =
+        reqwest::blocking::get(server.url.replace("/mcp", "/metrics")).unwrap().text().unwrap();
+    for line in [
+        "toolwire_tasks_total{tool=\"catalog_reprice\",event=\"created\"} 1",
+        "toolwire_tasks_total{tool=\"catalog_reprice\",event=\"cancelled\"} 1",
+        "toolwire_tasks_running 0",
+        "toolwire_calls_total{tool=\"catalog_reprice\",revision=\"2026-07-28\",outcome=\"task\"} 1",
+    ] {
+        assert!(metrics.lines().any(|l| l == line), "missing {line} in\n{metrics}");
+    }
+}
+
+/// The demo price of the `n`-th lamp before any change (the catalog is generated).
+fn price_before(n: u64) -> f64 {
+    let id = lamp(n);
+    (500 + (id * 7919) % 99_500) as f64 / 100.0
+}
+
+#[test]
+fn a_finished_task_inlines_its_result_and_is_only_its_principals() {
+    let server = Server::start(Some(TOKENS), &[]);
+    let mut alice = HttpClient::connect(&server.url, "2026-07-28", Some("alice-token"));
+    let mut bob = HttpClient::connect(&server.url, "2026-07-28", Some("bob-token"));
+    let created =
+        call_as_task(&mut alice, "catalog_reprice", json!({"category": "desks", "percent": -5}));
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+
+    // Another principal's task, a forged id and a malformed one are one "unknown task".
+    for (as_bob, task_id) in
+        [(true, id.as_str()), (false, "0123456789abcdef0123456789abcdef"), (false, "../x")]
+    {
+        let client = if as_bob { &mut bob } else { &mut alice };
+        for method in ["tasks/get", "tasks/cancel"] {
+            let refused = task_request(client, method, task_id);
+            assert_eq!(refused["error"]["code"], -32602, "{method} {task_id}: {refused}");
+            assert!(refused["error"]["message"].as_str().unwrap().starts_with("Unknown task: "));
+        }
+        let update = client
+            .request("tasks/update", with_tasks(json!({"taskId": task_id, "inputResponses": {}})));
+        assert_eq!(update["error"]["code"], -32602, "{update}");
+    }
+    // Without the extension, the task methods are -32021 before any look-up.
+    let bare = alice.request("tasks/get", json!({"taskId": id}));
+    assert_eq!(bare["error"]["code"], -32021, "{bare}");
+
+    let done = wait_for(&mut alice, &id, "completed");
+    // The inlined result is the call's result as this request's revision has it.
+    let result = &done["result"];
+    assert_valid("2026-07-28", "CallToolResult", result);
+    assert_eq!(
+        result["structuredContent"],
+        json!({"category": "desks", "percent": -5.0, "changed": 400})
+    );
+    assert_eq!(result["resultType"], "complete");
+    assert!(result["_meta"].get("io.modelcontextprotocol/related-task").is_none());
+    // Bob still cannot see it, finished or not.
+    assert_eq!(task_request(&mut bob, "tasks/get", &id)["error"]["code"], -32602);
+}
+
+#[test]
+fn a_finished_task_survives_a_restart() {
+    let server = Server::start(Some(TOKENS), &[]);
+    let mut alice = HttpClient::connect(&server.url, "2026-07-28", Some("alice-token"));
+    let created =
+        call_as_task(&mut alice, "catalog_reprice", json!({"category": "chairs", "percent": 1}));
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let done = wait_for(&mut alice, &id, "completed");
+    let listen = server.url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
+    let dir = server.stop();
+    let again = Server::start_at(&listen, dir, Some(TOKENS), &[]);
+    let mut alice = HttpClient::connect(&again.url, "2026-07-28", Some("alice-token"));
+    let after = task_request(&mut alice, "tasks/get", &id)["result"].clone();
+    assert_eq!(after["status"], "completed", "{after}");
+    assert_eq!(after["result"]["structuredContent"], done["result"]["structuredContent"]);
+}
+
+#[test]
+fn a_client_without_the_extension_is_answered_in_the_request() {
+    let server = Server::start(Some(TOKENS), &[]);
+    let mut alice = HttpClient::connect(&server.url, "2026-07-28", Some("alice-token"));
+    let got = alice.call("catalog_reprice", json!({"category": "shelves", "percent": 2}));
+    assert_eq!(got["result"]["resultType"], "complete", "{got}");
+    assert_eq!(got["result"]["structuredContent"]["changed"], 400);
+    // And so is a 2025-11-25 client (its experimental tasks are not served).
+    let mut old = HttpClient::connect(&server.url, "2025-11-25", Some("alice-token"));
+    let got = old.call("catalog_reprice", json!({"category": "shelves", "percent": 2}));
+    assert_eq!(got["result"]["structuredContent"]["changed"], 400, "{got}");
+}
+
+#[test]
+fn tasks_settings_are_read_and_checked() {
+    let config = format!("{TOKENS}\n[tasks]\nttl_ms = 60000\npoll_interval_ms = 250\n");
+    let server = Server::start(Some(&config), &[]);
+    let mut alice = HttpClient::connect(&server.url, "2026-07-28", Some("alice-token"));
+    let created =
+        call_as_task(&mut alice, "catalog_reprice", json!({"category": "tables", "percent": 3}));
+    assert_eq!(created["result"]["ttlMs"], 60_000, "{created}");
+    assert_eq!(created["result"]["pollIntervalMs"], 250);
+
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_toolwire"))
+        .args(["serve", "--check", "--config"])
+        .arg({
+            let dir = tempfile::tempdir().unwrap().keep();
+            let path = dir.join("toolwire.toml");
+            std::fs::write(&path, "[tasks]\nttl_ms = 90000\nmax_ttl_ms = 60000\n").unwrap();
+            path
+        })
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("tasks.ttl_ms: 90000 is above tasks.max_ttl_ms (60000)"), "{stderr}");
+}
+
+/// rmcp's own client (2026-07-28 through `server/discover`, the tasks extension declared)
+/// creates, polls and fetches a task end to end.
+#[test]
+fn rmcp_s_client_creates_polls_and_fetches_a_task() {
+    use rmcp::model::{
+        CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, GetTaskParams,
+        Implementation, ProtocolVersion, TaskPayload, TaskStatus,
+    };
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _};
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+
+    let server = Server::start(Some(TOKENS), &[]);
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let config = StreamableHttpClientTransportConfig::with_uri(server.url.as_str())
+            .auth_header("alice-token");
+        let transport = StreamableHttpClientTransport::from_config(config);
+        let info = ClientConfig::new(
+            ClientCapabilities::builder().enable_tasks().build(),
+            Implementation::new("rmcp-tasks", "1"),
+        );
+        let lifecycle = ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: None,
+        };
+        let client = info.serve_with_lifecycle(transport, lifecycle).await.unwrap();
+        let arguments = json!({"category": "chairs", "percent": 4});
+        let call = CallToolRequestParams::new("catalog_reprice")
+            .with_arguments(arguments.as_object().unwrap().clone());
+        let CallToolResponse::Task(created) = client.call_tool_once(call).await.unwrap() else {
+            panic!("no task");
+        };
+        assert_eq!(created.task.status, TaskStatus::Working);
+        let poll = Duration::from_millis(created.task.poll_interval_ms.unwrap());
+        let started = Instant::now();
+        let done = loop {
+            let got = client.get_task(GetTaskParams::new(&created.task.task_id)).await.unwrap();
+            if got.task.status().is_terminal() {
+                break got;
+            }
+            assert!(started.elapsed() < Duration::from_secs(10), "still {:?}", got.task.status());
+            tokio::time::sleep(poll).await;
+        };
+        let TaskPayload::Completed { result } = &done.task.payload else {
+            panic!("{:?}", done.task.payload);
+        };
+        assert_eq!(result["structuredContent"]["changed"], 400, "{result:?}");
+        assert!(result["content"].as_array().is_some_and(|c| !c.is_empty()));
+        client.cancel().await.unwrap();
+    });
+}

@@ -270,6 +270,9 @@ enum Unavailable {
     /// The request failed otherwise.
     #[error("the request to its app failed")]
     RequestFailed,
+    /// An accepted operation whose `Location` cannot be polled.
+    #[error("its app accepted the call with {0}")]
+    Location(String),
     /// A 3xx answer, which is never followed.
     #[error("its app answered with a redirect (HTTP {0}), and toolwire does not follow redirects")]
     Redirect(reqwest::StatusCode),
@@ -323,6 +326,7 @@ impl Unavailable {
             Self::RequestFailed => {
                 "Try again later; if this keeps happening, the operator should check the app and the network between it and toolwire."
             }
+            Self::Location(_) => FIX_THE_APP,
             Self::Redirect(_) => {
                 "The operator should set the tool's endpoint in toolwire.toml to the URL the app redirects to."
             }
@@ -365,11 +369,18 @@ fn app_failure(content_type: &str, body: &[u8]) -> Option<ToolResult> {
 impl Endpoint {
     async fn invoke(&self, body: Vec<u8>, context: CallContext) -> ToolResult {
         let tool = &self.tool;
-        let answer = tokio::time::timeout(tool.timeout, self.exchange(body, &context)).await;
+        // A task waits for an accepted operation as long as it lives; each request to the app
+        // still has the tool's timeout. A call answered in its request has it all told.
+        let answer = if context.in_task() {
+            self.exchange(body, &context, Some(tool.timeout)).await
+        } else {
+            tokio::time::timeout(tool.timeout, self.exchange(body, &context, None))
+                .await
+                .unwrap_or(Err(Unavailable::Timeout(tool.timeout)))
+        };
         let why = match answer {
-            Ok(Ok(result)) => return result,
-            Ok(Err(why)) => why,
-            Err(_) => Unavailable::Timeout(tool.timeout),
+            Ok(result) => return result,
+            Err(why) => why,
         };
         self.metrics.app_error(&tool.name, why.kind());
         self.fail(&why)
@@ -382,18 +393,26 @@ impl Endpoint {
         upstream(message)
     }
 
+    /// The POST and its answer (polled while the app says it runs on; every request within
+    /// `each`, when given).
     async fn exchange(
         &self,
         body: Vec<u8>,
         context: &CallContext,
+        each: Option<Duration>,
     ) -> Result<ToolResult, Unavailable> {
         let tool = &self.tool;
-        let sent = self.transport.send(Method::POST, &self.url, self.headers.clone(), body).await;
-        let mut answer = sent.map_err(|failure| {
+        let accepted = || context.set_status("accepted by the app, which is working on it");
+        let headers = self.headers.clone();
+        let sent =
+            self.transport.send_polled(Method::POST, &self.url, headers, body, each, &accepted);
+        let mut answer = sent.await.map_err(|failure| {
             tracing::warn!(tool = %tool.name, endpoint = %self.shown, error = %failure.detail, "app request failed");
             match failure.kind {
                 FailureKind::Tls => Unavailable::Tls,
                 FailureKind::Unreachable => Unavailable::Unreachable,
+                FailureKind::Location => Unavailable::Location(failure.detail),
+                FailureKind::Timeout(limit) => Unavailable::Timeout(limit),
                 FailureKind::Failed => Unavailable::RequestFailed,
             }
         })?;

@@ -21,7 +21,7 @@ use reqwest::header::{
 };
 use serde_json::Value;
 use toolwire_core::{ErrorCode, ToolError, ToolResult};
-use toolwire_mcp::work::{CallPlaces, Work};
+use toolwire_mcp::work::Work;
 use toolwire_mcp::{CallContext, DynTool, Registry, ToolFuture, ToolSource, ToolSpec};
 
 use crate::config::{OpenApi, SpecLocation};
@@ -189,6 +189,9 @@ impl OpenApiSource {
                 .input_schema(tool.input_schema)
                 .annotations(tool.annotations)
                 .privileges(entry.privileges.iter().cloned());
+            if tool.accepted {
+                spec = spec.task_support(toolwire_mcp::TaskSupport::Optional);
+            }
             if let Some(title) = &tool.title {
                 spec = spec.title(title);
             }
@@ -416,12 +419,20 @@ impl DynTool for Operation {
                 }
             };
             let tool = context.tool().to_owned();
-            let outcome =
-                tokio::time::timeout(api.timeout, api.send(&request, context.places())).await;
+            // As for app tools: a task waits for an accepted operation as long as it lives,
+            // each request within the timeout; a call answered in its request has it all told.
+            let outcome = if context.in_task() {
+                api.send(&request, &context, Some(api.timeout)).await
+            } else {
+                tokio::time::timeout(api.timeout, api.send(&request, &context, None))
+                    .await
+                    .unwrap_or_else(|_| {
+                        Err(format!("the API did not answer within {} ms", api.timeout.as_millis()))
+                    })
+            };
             let why = match outcome {
-                Ok(Ok(answer)) => return Ok(answer),
-                Ok(Err(why)) => why,
-                Err(_) => format!("the API did not answer within {} ms", api.timeout.as_millis()),
+                Ok(answer) => return Ok(answer),
+                Err(why) => why,
             };
             api.metrics.app_error(&tool, "unavailable");
             tracing::warn!(openapi = %api.name, %tool, request = %request, "call failed: {why}");
@@ -441,8 +452,10 @@ impl Api {
     async fn send(
         &self,
         request: &request::Request,
-        places: &CallPlaces,
+        context: &CallContext,
+        each: Option<std::time::Duration>,
     ) -> Result<ToolResult, String> {
+        let places = context.places();
         let mut headers = self.headers.clone();
         for (name, value) in &request.headers {
             let (name, value) =
@@ -458,15 +471,22 @@ impl Api {
             }
             None => Vec::new(),
         };
-        let sent = self.transport.send(request.method.clone(), &request.url, headers, body).await;
-        let mut response = sent.map_err(|failure| {
+        let accepted = || context.set_status("accepted by the API, which is working on it");
+        let method = request.method.clone();
+        let sent = self.transport.send_polled(method, &request.url, headers, body, each, &accepted);
+        let mut response = sent.await.map_err(|failure| {
             tracing::debug!(openapi = %self.name, error = %failure.detail, "request failed");
             match failure.kind {
-                FailureKind::Tls => "the TLS handshake with the API failed",
-                FailureKind::Unreachable => "the API could not be reached",
-                FailureKind::Failed => "the request to the API failed",
+                FailureKind::Tls => "the TLS handshake with the API failed".to_owned(),
+                FailureKind::Unreachable => "the API could not be reached".to_owned(),
+                FailureKind::Location => {
+                    format!("the API accepted the call with {}", failure.detail)
+                }
+                FailureKind::Timeout(limit) => {
+                    format!("the API did not answer within {} ms", limit.as_millis())
+                }
+                FailureKind::Failed => "the request to the API failed".to_owned(),
             }
-            .to_owned()
         })?;
         let header = |name: HeaderName| response.header(name).map(str::to_owned);
         let status = response.status;

@@ -137,6 +137,9 @@ pub struct OperationTool {
     pub input_schema: Value,
     /// The output declaration (a JSON Schema of the data), when the operation declares one.
     pub output_schema: Option<Value>,
+    /// Whether the operation declares a `202 Accepted` answer: it runs on after answering, so
+    /// its calls may become tasks (DESIGN §17).
+    pub accepted: bool,
     /// What a call sends.
     pub plan: CallPlan,
     /// Where the operation is (`/paths/~1nodes~1{node_id}/get`).
@@ -354,6 +357,11 @@ impl Builder<'_> {
             annotations: annotations(self.method),
             input_schema,
             output_schema,
+            accepted: self
+                .operation
+                .get("responses")
+                .and_then(Value::as_object)
+                .is_some_and(|responses| responses.contains_key("202")),
             plan: CallPlan {
                 method,
                 path: self.path.to_owned(),
@@ -780,7 +788,7 @@ mod tests {
                     "200": {"description": "replaced", "content": {"text/plain": {}}}
                 }
             },
-            "get": {"responses": {"200": {"description": "ok"}}}
+            "get": {"responses": {"200": {"description": "ok"}, "202": {"description": "started"}}}
         }}});
         let all = generated(doc.clone(), &Options { writes: true, ..Options::default() });
         assert_eq!(all.left_out, 0);
@@ -801,6 +809,8 @@ mod tests {
         assert_eq!(put.description, "Replace a thing");
         assert_eq!(put.annotations.idempotent_hint, Some(true));
         assert_eq!(put.annotations.destructive_hint, Some(false));
+        // An operation that may answer 202 Accepted runs on: its calls may become tasks.
+        assert_eq!((all.tools[0].accepted, put.accepted), (true, false));
         let reads = generated(doc, &Options::default());
         assert_eq!((reads.tools.len(), reads.left_out), (1, 1));
     }

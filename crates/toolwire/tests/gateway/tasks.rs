@@ -3,6 +3,8 @@
 //! finished task surviving a restart, an app tool declared `task = "optional"`, `[tasks]`
 //! limits, and the task metrics.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -279,4 +281,143 @@ fn rmcp_s_client_creates_polls_and_fetches_a_task() {
         assert!(result["content"].as_array().is_some_and(|c| !c.is_empty()));
         client.cancel().await.unwrap();
     });
+}
+
+/// An app whose operations run on after answering `202 Accepted`, counting what it is asked.
+#[derive(Clone, Default)]
+struct Jobs {
+    polls: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    forever_polls: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    credentials: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+async fn job_app(
+    axum::extract::State(jobs): axum::extract::State<Jobs>,
+    method: axum::http::Method,
+    uri: axum::http::Uri,
+    headers: axum::http::HeaderMap,
+) -> axum::response::Response {
+    use std::sync::atomic::Ordering;
+
+    use axum::http::{StatusCode, header};
+    use axum::response::IntoResponse as _;
+    let key = headers.get("x-api-key").and_then(|v| v.to_str().ok()).unwrap_or("-");
+    jobs.credentials.lock().unwrap().push(format!("{method} {} {key}", uri.path()));
+    let accepted = |location: &str| {
+        (
+            StatusCode::ACCEPTED,
+            [(header::LOCATION, location.to_owned()), (header::RETRY_AFTER, "0".to_owned())],
+        )
+            .into_response()
+    };
+    match (method.as_str(), uri.path()) {
+        ("POST", "/export") => accepted("/jobs/7"),
+        ("GET", "/jobs/7") => {
+            if jobs.polls.fetch_add(1, Ordering::SeqCst) < 3 {
+                accepted("/jobs/7")
+            } else {
+                (StatusCode::SEE_OTHER, [(header::LOCATION, "/results/7")]).into_response()
+            }
+        }
+        ("GET", "/results/7") => (
+            [(header::CONTENT_TYPE, "application/json")],
+            r#"{"format":"toolwire.result.v1","data":{"rows":3},"summary":"3 rows exported"}"#,
+        )
+            .into_response(),
+        ("POST", "/elsewhere") => accepted("http://localhost:1/jobs/1"),
+        ("POST", "/forever") => accepted("/jobs/forever"),
+        ("GET", "/jobs/forever") => {
+            jobs.forever_polls.fetch_add(1, Ordering::SeqCst);
+            accepted("/jobs/forever")
+        }
+        _ => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+/// A gateway in front of [`job_app`]: `export` (a task when the client can hold one),
+/// `elsewhere` (a Location on another origin) and `forever` (polled until cancelled).
+fn job_fixture() -> (tokio::runtime::Runtime, Jobs, Server) {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let jobs = Jobs::default();
+    let router = axum::Router::new().fallback(job_app).with_state(jobs.clone());
+    runtime.spawn(async move { axum::serve(listener, router).await });
+    let mut config = String::from("demo_tools = false\n\n[auth]\nanonymous = true\n\n");
+    for (name, task) in
+        [("export", "optional"), ("elsewhere", "forbidden"), ("forever", "optional")]
+    {
+        config.push_str(&format!(
+            "[[tools]]\nname = \"{name}\"\ndescription = \"{name}\"\nendpoint = \"{base}/{name}\"\ntask = \"{task}\"\ntimeout_ms = 5000\nheaders = {{ X-Api-Key = {{ value = \"k1\" }} }}\n\n"
+        ));
+    }
+    let server = Server::start(Some(&config), &[]);
+    (runtime, jobs, server)
+}
+
+#[test]
+fn an_app_answering_202_is_polled_as_a_task_or_waited_for() {
+    let (_runtime, jobs, server) = job_fixture();
+    // Waited for within the tool's timeout: a client without the extension, and 2025-11-25.
+    for revision in ["2026-07-28", "2025-11-25"] {
+        jobs.polls.store(0, std::sync::atomic::Ordering::SeqCst);
+        let mut client = HttpClient::connect(&server.url, revision, None);
+        let got = client.call("export", json!({}));
+        assert_eq!(got["result"]["structuredContent"], json!({"rows": 3}), "{revision}: {got}");
+    }
+    // Every request, the polls included, carried the tool's credentials.
+    let seen = jobs.credentials.lock().unwrap().clone();
+    assert_eq!(
+        seen[..6],
+        [
+            "POST /export k1",
+            "GET /jobs/7 k1",
+            "GET /jobs/7 k1",
+            "GET /jobs/7 k1",
+            "GET /jobs/7 k1",
+            "GET /results/7 k1"
+        ],
+    );
+    // As a task: the call comes back at once, the status says the app accepted it.
+    jobs.polls.store(0, std::sync::atomic::Ordering::SeqCst);
+    let mut client = HttpClient::connect(&server.url, "2026-07-28", None);
+    let created = call_as_task(&mut client, "export", json!({}));
+    let id = created["result"]["taskId"].as_str().unwrap_or_else(|| panic!("{created}")).to_owned();
+    let done = wait_for(&mut client, &id, "completed");
+    assert_eq!(done["result"]["structuredContent"], json!({"rows": 3}));
+
+    // A Location on another origin is never polled.
+    let got = client.call("elsewhere", json!({}));
+    let text = got["result"]["content"][0]["text"].as_str().unwrap_or_default().to_owned();
+    assert_eq!(got["result"]["isError"], true, "{got}");
+    assert!(
+        text.contains(
+            "its app accepted the call with a Location on another origin (http://localhost:1)"
+        ),
+        "{text}"
+    );
+    assert!(!jobs.credentials.lock().unwrap().iter().any(|l| l.contains("/jobs/1")));
+}
+
+#[test]
+fn a_cancelled_task_stops_polling_its_app() {
+    use std::sync::atomic::Ordering;
+    let (_runtime, jobs, server) = job_fixture();
+    let mut client = HttpClient::connect(&server.url, "2026-07-28", None);
+    let created = call_as_task(&mut client, "forever", json!({}));
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let working = loop {
+        let got = task_request(&mut client, "tasks/get", &id)["result"].clone();
+        if jobs.forever_polls.load(Ordering::SeqCst) >= 2 && got["statusMessage"].is_string() {
+            break got;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(working["statusMessage"], "accepted by the app, which is working on it");
+    task_request(&mut client, "tasks/cancel", &id);
+    let after_cancel = jobs.forever_polls.load(Ordering::SeqCst);
+    // Polls come every 100 ms while the task runs: five intervals without one say it stopped.
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(jobs.forever_polls.load(Ordering::SeqCst), after_cancel, "the app is still polled");
+    assert_eq!(task_request(&mut client, "tasks/get", &id)["result"]["status"], "cancelled");
 }

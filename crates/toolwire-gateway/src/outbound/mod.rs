@@ -5,7 +5,10 @@
 //! certificates, proxy tunnels and basic auth. reqwest's own layers (a redirect policy that
 //! parses the URL again on every request, a retry wrapper that copies it) cost a call about 40k
 //! instructions that a plain server has no use for. Neither follows redirects. The answer's
-//! body is read by [`read_capped`], within a byte cap and the large-answer places.
+//! body is read by [`read_capped`], within a byte cap and the large-answer places; an operation
+//! the server accepts and runs on is polled by [`poll`].
+
+mod poll;
 
 use std::time::Duration;
 
@@ -40,6 +43,11 @@ pub(crate) enum FailureKind {
     Tls,
     /// The connection was refused or the host is unknown.
     Unreachable,
+    /// An accepted operation's `Location` cannot be polled (the detail says why, callers may
+    /// read it).
+    Location,
+    /// One request of a polled call got no answer within this bound.
+    Timeout(Duration),
     /// Anything else.
     Failed,
 }

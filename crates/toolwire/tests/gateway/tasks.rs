@@ -325,6 +325,14 @@ async fn job_app(
         )
             .into_response(),
         ("POST", "/elsewhere") => accepted("http://localhost:1/jobs/1"),
+        ("POST", "/large") => (
+            [(header::CONTENT_TYPE, "application/json")],
+            format!(
+                r#"{{"format":"toolwire.result.v1","data":{{"blob":"{}"}}}}"#,
+                "x".repeat(8000)
+            ),
+        )
+            .into_response(),
         ("POST", "/forever") => accepted("/jobs/forever"),
         ("GET", "/jobs/forever") => {
             jobs.forever_polls.fetch_add(1, Ordering::SeqCst);
@@ -334,19 +342,24 @@ async fn job_app(
     }
 }
 
-/// A gateway in front of [`job_app`]: `export` (a task when the client can hold one),
-/// `elsewhere` (a Location on another origin) and `forever` (polled until cancelled).
-fn job_fixture() -> (tokio::runtime::Runtime, Jobs, Server) {
+/// A gateway in front of [`job_app`], with `extra` configuration: `export` (a task when the
+/// client can hold one), `elsewhere` (a Location on another origin), `forever` (polled until
+/// cancelled) and `large` (an 8 KB answer).
+fn job_fixture(extra: &str) -> (tokio::runtime::Runtime, Jobs, Server) {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let jobs = Jobs::default();
     let router = axum::Router::new().fallback(job_app).with_state(jobs.clone());
     runtime.spawn(async move { axum::serve(listener, router).await });
-    let mut config = String::from("demo_tools = false\n\n[auth]\nanonymous = true\n\n");
-    for (name, task) in
-        [("export", "optional"), ("elsewhere", "forbidden"), ("forever", "optional")]
-    {
+    let mut config = format!("demo_tools = false\n{extra}\n[auth]\nanonymous = true\n\n");
+    let tools = [
+        ("export", "optional"),
+        ("elsewhere", "forbidden"),
+        ("forever", "optional"),
+        ("large", "optional"),
+    ];
+    for (name, task) in tools {
         config.push_str(&format!(
             "[[tools]]\nname = \"{name}\"\ndescription = \"{name}\"\nendpoint = \"{base}/{name}\"\ntask = \"{task}\"\ntimeout_ms = 5000\nheaders = {{ X-Api-Key = {{ value = \"k1\" }} }}\n\n"
         ));
@@ -357,7 +370,7 @@ fn job_fixture() -> (tokio::runtime::Runtime, Jobs, Server) {
 
 #[test]
 fn an_app_answering_202_is_polled_as_a_task_or_waited_for() {
-    let (_runtime, jobs, server) = job_fixture();
+    let (_runtime, jobs, server) = job_fixture("");
     // Waited for within the tool's timeout: a client without the extension, and 2025-11-25.
     for revision in ["2026-07-28", "2025-11-25"] {
         jobs.polls.store(0, std::sync::atomic::Ordering::SeqCst);
@@ -402,7 +415,7 @@ fn an_app_answering_202_is_polled_as_a_task_or_waited_for() {
 #[test]
 fn a_cancelled_task_stops_polling_its_app() {
     use std::sync::atomic::Ordering;
-    let (_runtime, jobs, server) = job_fixture();
+    let (_runtime, jobs, server) = job_fixture("");
     let mut client = HttpClient::connect(&server.url, "2026-07-28", None);
     let created = call_as_task(&mut client, "forever", json!({}));
     let id = created["result"]["taskId"].as_str().unwrap().to_owned();
@@ -420,4 +433,48 @@ fn a_cancelled_task_stops_polling_its_app() {
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(jobs.forever_polls.load(Ordering::SeqCst), after_cancel, "the app is still polled");
     assert_eq!(task_request(&mut client, "tasks/get", &id)["result"]["status"], "cancelled");
+}
+
+#[test]
+fn a_task_past_its_ttl_is_stopped_and_gone() {
+    use std::sync::atomic::Ordering;
+    let (_runtime, jobs, server) = job_fixture("[tasks]\nttl_ms = 1000\nmax_ttl_ms = 1000\n");
+    let mut client = HttpClient::connect(&server.url, "2026-07-28", None);
+    let created = call_as_task(&mut client, "forever", json!({}));
+    assert_eq!(created["result"]["ttlMs"], 1000, "{created}");
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let started = Instant::now();
+    let gone = loop {
+        let got = task_request(&mut client, "tasks/get", &id);
+        if got.get("error").is_some() {
+            break got;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "never expired: {got}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(gone["error"]["code"], -32602, "{gone}");
+    // Its run stopped with it: the app is polled no more.
+    std::thread::sleep(Duration::from_millis(200));
+    let polled = jobs.forever_polls.load(Ordering::SeqCst);
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(jobs.forever_polls.load(Ordering::SeqCst), polled, "an expired task still polls");
+    let metrics =
+        reqwest::blocking::get(server.url.replace("/mcp", "/metrics")).unwrap().text().unwrap();
+    let line = "toolwire_tasks_total{tool=\"forever\",event=\"expired\"} 1";
+    assert!(metrics.lines().any(|l| l == line), "missing {line} in\n{metrics}");
+}
+
+#[test]
+fn a_task_result_over_the_quota_fails_the_task_saying_so() {
+    let (_runtime, _jobs, server) = job_fixture("[store]\nquota_per_principal = 4096\n");
+    let mut client = HttpClient::connect(&server.url, "2026-07-28", None);
+    let created = call_as_task(&mut client, "large", json!({}));
+    let id = created["result"]["taskId"].as_str().unwrap_or_else(|| panic!("{created}")).to_owned();
+    let failed = wait_for(&mut client, &id, "failed");
+    let message = failed["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("the task's result could not be kept: per-principal store quota of 4096 bytes would be exceeded"),
+        "{failed}"
+    );
+    assert!(failed.get("result").is_none());
 }

@@ -114,6 +114,9 @@ impl TaskSettings {
 /// another node.
 pub const CHECK_EVERY: Duration = Duration::from_millis(500);
 
+/// The longest wait between two attempts to store how a task ended while the store is down.
+const STORE_RETRY_MAX: Duration = Duration::from_secs(5);
+
 /// The tasks this node is running, by id: cancelling one here stops its work at once.
 #[derive(Debug, Default)]
 pub(crate) struct Running(Mutex<HashMap<RecordId, tokio::task::AbortHandle>>);
@@ -198,9 +201,17 @@ fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
-fn store_failure(what: &str, error: &toolwire_store::StoreError) -> ErrorData {
+/// The JSON-RPC error of a task request the store failed (`what` did not happen): a quota
+/// refusal says so; an outage says to retry, with `data: {"retryable": true}` as a stored
+/// result's read does.
+fn store_failure(what: &str, error: toolwire_store::StoreError) -> ErrorData {
     tracing::error!(%error, "{what}");
-    ErrorData::internal_error(format!("{what}: the result store failed ({})", error.kind()), None)
+    if error.kind() == "unavailable" {
+        let message =
+            format!("The result store is temporarily unavailable, so {what}; retry later");
+        return ErrorData::internal_error(message, Some(serde_json::json!({"retryable": true})));
+    }
+    ErrorData::internal_error(format!("{what}: {error}"), None)
 }
 
 impl McpServer {
@@ -242,8 +253,10 @@ impl McpServer {
         }
         let record = task.record(principal.name(), created, expires);
         let store = self.gateway.config.stored.store();
-        let id =
-            store.put(record).await.map_err(|e| store_failure("could not create a task", &e))?;
+        let id = store
+            .put(record)
+            .await
+            .map_err(|e| store_failure("the task could not be created", e))?;
         if finished.is_none() {
             let loaded = Loaded { id, task: task.clone(), created, expires };
             self.drive(loaded, principal, run, heard);
@@ -273,8 +286,9 @@ impl McpServer {
         let id = loaded.id;
         let tool = loaded.task.tool.clone();
         let left = (loaded.expires.datetime() - chrono::Utc::now()).to_std().unwrap_or_default();
+        let deadline = tokio::time::Instant::now() + left;
         self.gateway.running.spawn(id, async move {
-            let expiry = tokio::time::sleep(left);
+            let expiry = tokio::time::sleep_until(deadline);
             tokio::pin!(expiry);
             let mut checks = tokio::time::interval(CHECK_EVERY);
             checks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -297,7 +311,7 @@ impl McpServer {
             // Out of the running ones first, so that the observer counts it gone.
             server.gateway.running.remove(id);
             match end {
-                End::Ran(outcome) => server.finish(id, &principal, *outcome).await,
+                End::Ran(outcome) => server.finish(id, &principal, *outcome, deadline).await,
                 End::Expired => server.observe_task(&tool, TaskEvent::Expired),
                 End::Stopped => {}
             }
@@ -337,24 +351,50 @@ impl McpServer {
         true
     }
 
-    /// Stores how the run of task `id` ended, unless the task ended otherwise meanwhile.
+    /// Stores how the run of task `id` ended, unless the task ended otherwise meanwhile. While
+    /// the store is unavailable the outcome is kept here and written once it is back (retried
+    /// with backoff until `deadline`, the task's expiry): a store outage loses no result.
     async fn finish(
         &self,
         id: RecordId,
         principal: &Principal,
         outcome: Result<ToolResult, ErrorData>,
+        deadline: tokio::time::Instant,
     ) {
-        let Ok(Some(loaded)) = self.load_id(id, principal).await else { return };
+        let mut wait = Duration::from_millis(250);
+        loop {
+            let error = match self.write_outcome(id, principal, outcome.as_ref()).await {
+                Ok(()) => return,
+                Err(error) => error,
+            };
+            if tokio::time::Instant::now() + wait >= deadline {
+                tracing::error!(%error, task = %id, "could not store how a task ended before it expired");
+                return;
+            }
+            tracing::warn!(%error, task = %id, retry_in_ms = wait.as_millis() as u64, "could not store how a task ended");
+            tokio::time::sleep(wait).await;
+            wait = (wait * 2).min(STORE_RETRY_MAX);
+        }
+    }
+
+    /// One attempt of [`McpServer::finish`].
+    async fn write_outcome(
+        &self,
+        id: RecordId,
+        principal: &Principal,
+        outcome: Result<&ToolResult, &ErrorData>,
+    ) -> Result<(), toolwire_store::StoreError> {
+        let Some(loaded) = self.load_id(id, principal).await? else { return Ok(()) };
         if loaded.task.status.is_terminal() {
-            return;
+            return Ok(());
         }
         let tool = loaded.task.tool.clone();
         let at = now();
-        let task = loaded.task.finished(outcome.as_ref(), &at);
+        let task = loaded.task.finished(outcome, &at);
         let status = task.status;
         let store = self.gateway.config.stored.store();
         let record = task.record(principal.name(), loaded.created, loaded.expires);
-        let stored = match store.replace(id, record).await {
+        let status = match store.replace(id, record).await {
             Err(error) if error.is_quota() => {
                 // The result does not fit: the task fails, saying why, rather than stay working.
                 let why = ErrorData::internal_error(
@@ -363,14 +403,13 @@ impl McpServer {
                 );
                 let failed = task.finished(Err(&why), &at);
                 let record = failed.record(principal.name(), loaded.created, loaded.expires);
-                store.replace(id, record).await.map(|_| TaskStatus::Failed)
+                store.replace(id, record).await?;
+                TaskStatus::Failed
             }
-            other => other.map(|_| status),
+            other => other.map(|_| status)?,
         };
-        match stored {
-            Ok(status) => self.observe_task(&tool, TaskEvent::Finished(status)),
-            Err(error) => tracing::error!(%error, task = %id, "could not store how a task ended"),
-        }
+        self.observe_task(&tool, TaskEvent::Finished(status));
+        Ok(())
     }
 
     /// Task `task_id` of `principal`, if there is one.
@@ -379,7 +418,7 @@ impl McpServer {
         match self.load_id(id, principal).await {
             Ok(Some(loaded)) => Ok(loaded),
             Ok(None) => Err(unknown(task_id)),
-            Err(error) => Err(store_failure("could not read a task", &error)),
+            Err(error) => Err(store_failure("the task could not be read", error)),
         }
     }
 
@@ -494,7 +533,7 @@ impl McpServer {
             store
                 .replace(loaded.id, record)
                 .await
-                .map_err(|e| store_failure("could not update a task", &e))?;
+                .map_err(|e| store_failure("the task could not be updated", e))?;
             return Ok(());
         }
         let Some(tool) = self.gateway.catalog.get(&loaded.task.tool).map(|entry| entry.tool) else {
@@ -518,7 +557,7 @@ impl McpServer {
         if !store
             .replace(loaded.id, record)
             .await
-            .map_err(|e| store_failure("could not update a task", &e))?
+            .map_err(|e| store_failure("the task could not be updated", e))?
         {
             return Err(unknown(&params.task_id));
         }
@@ -550,7 +589,7 @@ impl McpServer {
         store
             .replace(loaded.id, record)
             .await
-            .map_err(|e| store_failure("could not cancel a task", &e))?;
+            .map_err(|e| store_failure("the task could not be cancelled", e))?;
         self.observe_task(&tool, TaskEvent::Finished(TaskStatus::Cancelled));
         Ok(())
     }

@@ -20,16 +20,42 @@ use crate::gateway::{self, HttpClient, Server};
 struct Redis {
     child: Option<Child>,
     port: u16,
-    _dir: tempfile::TempDir,
+    persistent: bool,
+    dir: tempfile::TempDir,
 }
 
 impl Redis {
     fn start() -> Redis {
-        let dir = tempfile::tempdir().unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        Self::launch(None, false)
+    }
+
+    /// A server writing every command to its append-only file, so that what was stored survives
+    /// a kill and [`Redis::restart`].
+    fn start_persistent() -> Redis {
+        Self::launch(None, true)
+    }
+
+    /// The server again on its port, over its files (an outage's end).
+    fn restart(&mut self) {
+        let dir = std::mem::replace(&mut self.dir, tempfile::tempdir().unwrap());
+        *self = Self::launch(Some((self.port, dir)), self.persistent);
+    }
+
+    fn launch(at: Option<(u16, tempfile::TempDir)>, persistent: bool) -> Redis {
+        let (port, dir) = at.unwrap_or_else(|| {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            (listener.local_addr().unwrap().port(), tempfile::tempdir().unwrap())
+        });
+        let append = if persistent {
+            ["--appendonly", "yes", "--appendfsync", "always"]
+        } else {
+            ["--appendonly", "no", "--appendfsync", "everysec"]
+        };
         let child = Command::new("redis-server")
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no", "--dir"])
+            .args(["--save", ""])
+            .args(append)
+            .arg("--dir")
             .arg(dir.path())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -45,7 +71,7 @@ impl Redis {
             assert!(Instant::now() < deadline, "redis-server did not listen on {port}");
             std::thread::sleep(Duration::from_millis(20));
         }
-        Redis { child: Some(child), port, _dir: dir }
+        Redis { child: Some(child), port, persistent, dir }
     }
 
     /// Kills the server, as an outage would (`scripts/soak` kills it the same way).
@@ -149,4 +175,54 @@ fn read_result_while_redis_is_down_says_to_call_again_and_a_bad_link_says_it_wil
     assert!(told.contains("not_found"), "{told}");
     assert!(told.contains("calling read_result again will not help"), "{told}");
     assert!(!told.contains("again later") && !told.contains("retryable"), "{told}");
+}
+
+/// A task whose run ends while Redis is down keeps its result: polls during the outage are told
+/// to retry, and once Redis is back the result the gateway held is there.
+#[test]
+fn a_task_that_ends_while_redis_is_down_keeps_its_result() {
+    let mut redis = Redis::start_persistent();
+    let config = format!(
+        "[store]\nurl = \"redis://127.0.0.1:{}/\"\nsigning_keys_env = \"TW_KEYS\"\n\n[[auth.tokens]]\ntoken = \"w\"\nprincipal = \"w\"\nprivileges = [\"catalog:write\"]\n",
+        redis.port
+    );
+    let keys = toolwire_store::KeySet::generate().unwrap().to_json();
+    let server = Server::start(Some(&config), &[("TW_KEYS", &keys)]);
+    let mut client = HttpClient::connect(&server.url, "2026-07-28", Some("w"));
+    let tasks = json!({"io.modelcontextprotocol/clientCapabilities": {
+        "extensions": {"io.modelcontextprotocol/tasks": {}}
+    }});
+    let created = client.request(
+        "tools/call",
+        json!({"name": "catalog_reprice", "arguments": {"category": "lamps", "percent": 0},
+               "_meta": tasks}),
+    );
+    let id = created["result"]["taskId"].as_str().unwrap_or_else(|| panic!("{created}")).to_owned();
+    let get = |client: &mut HttpClient| {
+        client.request("tasks/get", json!({"taskId": id, "_meta": tasks}))
+    };
+    redis.stop();
+    let during = get(&mut client);
+    assert_eq!(
+        during["error"],
+        json!({
+            "code": -32603,
+            "message": "The result store is temporarily unavailable, so the task could not be read; retry later",
+            "data": {"retryable": true},
+        }),
+        "{during}"
+    );
+    // The run (four seconds) ends while Redis is down; the gateway keeps its outcome.
+    std::thread::sleep(Duration::from_secs(5));
+    redis.restart();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let done = loop {
+        let got = get(&mut client);
+        if got["result"]["status"] == "completed" {
+            break got;
+        }
+        assert!(Instant::now() < deadline, "the result was lost: {got}");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(done["result"]["result"]["structuredContent"]["changed"], 400, "{done}");
 }

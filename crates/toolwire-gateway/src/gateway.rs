@@ -124,7 +124,7 @@ impl GatewayBuilder {
                 Err(error) => tracing::warn!(%error, "OAuth keys not loaded yet"),
             }
         }
-        let sessions = Arc::new(sessions::CappedSessions::new(&settings.transport));
+        let sessions = Arc::new(sessions::CappedSessions::new(&settings.transport, server.clone()));
         Ok(Gateway {
             settings,
             server,
@@ -542,7 +542,16 @@ async fn mcp(
         http::Method::DELETE => {
             sessions::delete(&endpoint.sessions, request, |r| endpoint.serve(r)).await
         }
-        _ => endpoint.serve(request).await,
+        _ => match crate::experimental::answer(
+            &endpoint.sessions.experimental,
+            endpoint.sessions.server(),
+            request,
+        )
+        .await
+        {
+            Ok(answered) => answered,
+            Err(request) => endpoint.serve(request).await,
+        },
     }
 }
 

@@ -18,6 +18,7 @@ pub mod config;
 mod conformance;
 mod demo;
 mod error;
+mod experimental;
 mod gateway;
 mod listener;
 mod logging;

@@ -13,7 +13,7 @@ use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use futures::Stream;
-use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ServerJsonRpcMessage};
 use rmcp::transport::WorkerTransport;
 use rmcp::transport::streamable_http_server::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::{
@@ -23,11 +23,14 @@ use rmcp::transport::streamable_http_server::session::{ServerSseMessage, Session
 
 use super::config::Transport;
 
-/// rmcp's local sessions, at most `cap` at a time.
+/// rmcp's local sessions, at most `cap` at a time; the 2025-11-25 ones also known to the
+/// experimental tasks layer ([`crate::experimental`]).
 #[derive(Debug)]
 pub(crate) struct CappedSessions {
     inner: LocalSessionManager,
     cap: usize,
+    server: toolwire_mcp::McpServer,
+    pub(crate) experimental: crate::experimental::Sessions,
 }
 
 /// Why a session operation failed.
@@ -44,15 +47,20 @@ pub(crate) enum SessionsError {
 }
 
 impl CappedSessions {
-    /// Sessions as `limits` says: the cap and the idle expiry.
-    pub(crate) fn new(limits: &Transport) -> Self {
+    /// Sessions of `server` as `limits` says: the cap and the idle expiry.
+    pub(crate) fn new(limits: &Transport, server: toolwire_mcp::McpServer) -> Self {
         let mut inner = LocalSessionManager::default();
         inner.session_config = {
             let mut config = SessionConfig::default();
             config.keep_alive = Some(limits.session_idle);
             config
         };
-        Self { inner, cap: limits.max_sessions }
+        Self { inner, cap: limits.max_sessions, server, experimental: Default::default() }
+    }
+
+    /// The server the sessions serve.
+    pub(crate) fn server(&self) -> &toolwire_mcp::McpServer {
+        &self.server
     }
 
     /// Sessions open now.
@@ -79,7 +87,21 @@ impl SessionManager for CappedSessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<ServerJsonRpcMessage, Self::Error> {
-        Ok(self.inner.initialize_session(id, message).await?)
+        let client = match &message {
+            ClientJsonRpcMessage::Request(request) => match &request.request {
+                ClientRequest::InitializeRequest(init) => {
+                    Some(init.params.client_info.name.clone())
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let answer = self.inner.initialize_session(id, message).await?;
+        {
+            let live = self.inner.sessions.read().await;
+            self.experimental.retain(|known| live.contains_key(known));
+        }
+        Ok(crate::experimental::initialized(&self.experimental, &self.server, id, client, answer))
     }
 
     async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
@@ -87,6 +109,7 @@ impl SessionManager for CappedSessions {
     }
 
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
+        self.experimental.remove(id);
         Ok(self.inner.close_session(id).await?)
     }
 
@@ -95,7 +118,23 @@ impl SessionManager for CappedSessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        Ok(self.inner.create_stream(id, message).await?)
+        use futures::StreamExt as _;
+        let lists_tools = matches!(
+            &message,
+            ClientJsonRpcMessage::Request(request)
+                if matches!(request.request, ClientRequest::ListToolsRequest(_))
+        ) && crate::experimental::serves(&self.experimental, id);
+        let stream = self.inner.create_stream(id, message).await?;
+        let server = self.server.clone();
+        Ok(stream.map(move |mut event| {
+            if lists_tools
+                && let Some(message) = &event.message
+                && let Some(shown) = crate::experimental::tools_listed(&server, message)
+            {
+                event.message = Some(Arc::new(shown));
+            }
+            event
+        }))
     }
 
     async fn accept_message(

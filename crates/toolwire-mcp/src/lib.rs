@@ -82,5 +82,8 @@ pub use server::{
     Gateway, GatewayConfig, GatewayConfigBuilder, LegacyCounter, McpServer, STORED_RESULT_TEMPLATE,
 };
 pub use source::{ChangeSignal, SourceHealth, ToolSource};
-pub use tasks::{CHECK_EVERY, TaskSettings, TaskSupport};
+pub use tasks::{
+    CHECK_EVERY, ExperimentalAnswer, ExperimentalRequest, TaskSettings, TaskSupport,
+    is_experimental_task_request,
+};
 pub use toolwire_core::{ErrorCode, ToolError, ToolResult, ValidationMode};

@@ -186,6 +186,20 @@ impl rmcp::ServerHandler for McpServer {
         info
     }
 
+    /// The handshake revisions have no extensions (they came with 2026-07-28): the tasks
+    /// extension is advertised in `server/discover` alone (2025-11-25's own `capabilities.tasks`
+    /// is added in front of rmcp, where its task requests are read).
+    async fn initialize(
+        &self,
+        request: rmcp::model::InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        let mut result = self.negotiate_initialize(&request)?;
+        result.capabilities.extensions = None;
+        Ok(result)
+    }
+
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
         self.gateway
             .catalog

@@ -19,7 +19,10 @@
 //!   gone, stops its work there (the tool's future is dropped); a task past its TTL stops too.
 //!   Cancelled on this node, the work stops at once.
 
+mod experimental;
 mod stored;
+
+pub use experimental::{ExperimentalAnswer, ExperimentalRequest, is_experimental_task_request};
 
 use std::collections::HashMap;
 use std::pin::Pin;
@@ -142,14 +145,25 @@ impl Running {
 
 /// Whether this call of `support` is run as a task on `revision` for the client of `ctx`:
 /// `-32021` for a tool that requires a task called by a client that did not declare the
-/// extension.
+/// extension (2026-07-28), `-32601` for one called without `params.task` (2025-11-25).
 pub(crate) fn as_task(
     support: TaskSupport,
     revision: McpRevision,
     ctx: &RequestContext<RoleServer>,
 ) -> Result<bool, ErrorData> {
-    if support == TaskSupport::Forbidden || McpCaps::of(revision).tasks != Tasks::Extension {
-        return Ok(false);
+    match McpCaps::of(revision).tasks {
+        _ if support == TaskSupport::Forbidden => return Ok(false),
+        Tasks::Extension => {}
+        // 2025-11-25: a task is asked for with `params.task`, which the front end reads
+        // (`experimental`); a call without it of a tool that needs one is refused.
+        Tasks::Experimental if support == TaskSupport::Required => {
+            return Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                "this tool runs only as a task: call it with params.task",
+                None,
+            ));
+        }
+        _ => return Ok(false),
     }
     let declared = ctx.meta.client_capabilities().is_some_and(|caps| caps.supports_tasks());
     match (support, declared) {
@@ -233,8 +247,27 @@ impl McpServer {
             Poll::Ready(outcome) => Some(outcome),
             Poll::Pending => None,
         };
+        let (id, task) =
+            self.create(&tool, arguments, principal, None, finished, run, heard).await?;
+        Ok(Started::Created(Box::new(CreateTaskResult::new(task.wire(id)))))
+    }
+
+    /// Stores a new task of `tool` (its client asked for `ttl`, if any): already ended with
+    /// `finished` when its run answered before it first waited, else working, its `run` driven
+    /// in the background. Stored before anything is answered: the task is durable once created.
+    #[allow(clippy::too_many_arguments)]
+    async fn create(
+        &self,
+        tool: &RegisteredTool,
+        arguments: Value,
+        principal: Principal,
+        ttl: Option<Duration>,
+        finished: Option<Result<ToolResult, ErrorData>>,
+        run: Run,
+        heard: watch::Receiver<Option<String>>,
+    ) -> Result<(RecordId, StoredTask), ErrorData> {
         let settings = &self.gateway.config.tasks;
-        let ttl = settings.ttl_for(None);
+        let ttl = settings.ttl_for(ttl);
         let created = now();
         let expires = Timestamp::with_fraction_digits(
             created.datetime() + chrono::Duration::milliseconds(millis(ttl) as i64),
@@ -265,7 +298,7 @@ impl McpServer {
         if finished.is_some() {
             self.observe_task(&name, TaskEvent::Finished(task.status));
         }
-        Ok(Started::Created(Box::new(CreateTaskResult::new(task.wire(id)))))
+        Ok((id, task))
     }
 
     /// The run of `tool` with `arguments`, owned.
@@ -450,9 +483,10 @@ impl McpServer {
         let revision = revision_of(&ctx)?;
         let principal = principal_of(&ctx, &self.gateway);
         let loaded = self.load(&params.task_id, &principal).await?;
+        let host = crate::hosts::host_of(&ctx, &self.gateway.config.hosts);
         let task = &loaded.task;
         let payload = match task.status {
-            TaskStatus::Completed => match self.render_task(task, revision, &ctx, &principal).await
+            TaskStatus::Completed => match self.render_task(task, revision, host, &principal).await
             {
                 Ok(result) => TaskPayload::Completed { result },
                 Err(error) => TaskPayload::Failed { error: error_object(&error) },
@@ -476,12 +510,12 @@ impl McpServer {
         Ok(GetTaskResult::new(DetailedTask::new(task.wire(loaded.id), payload)))
     }
 
-    /// The final result of `task` as the client of `ctx` reads it.
+    /// The final result of `task` as a client on `revision` that `host` profiles reads it.
     async fn render_task(
         &self,
         task: &StoredTask,
         revision: McpRevision,
-        ctx: &RequestContext<RoleServer>,
+        host: &toolwire_core::host::HostProfile,
         principal: &Principal,
     ) -> Result<rmcp::model::JsonObject, ErrorData> {
         let Some(Entry { tool, .. }) = self.gateway.catalog.get(&task.tool) else {
@@ -493,7 +527,6 @@ impl McpServer {
         let result = task.tool_result().ok_or_else(|| {
             crate::server::internal(&task.tool, "the stored task result is unreadable")
         })?;
-        let host = crate::hosts::host_of(ctx, &self.gateway.config.hosts);
         let query = Query::new(&task.tool, task.arguments.clone());
         let output = self.render_for(&tool, result, revision, host, principal, query).await?;
         let response = crate::server::call_tool_response(output)
@@ -579,10 +612,19 @@ impl McpServer {
         if loaded.task.status.is_terminal() {
             return Ok(());
         }
+        self.cancel_loaded(loaded, &principal).await.map(|_| ())
+    }
+
+    /// Cancels a task not yet ended: its run stops here at once (elsewhere within
+    /// [`CHECK_EVERY`]) and it is stored `cancelled`; the task as it now is.
+    async fn cancel_loaded(
+        &self,
+        loaded: Loaded,
+        principal: &Principal,
+    ) -> Result<StoredTask, ErrorData> {
         if let Some(handle) = self.gateway.running.remove(loaded.id) {
             handle.abort();
         }
-        let tool = loaded.task.tool.clone();
         let task = loaded.task.moved(TaskStatus::Cancelled, &now());
         let record = task.record(principal.name(), loaded.created, loaded.expires);
         let store = self.gateway.config.stored.store();
@@ -590,8 +632,8 @@ impl McpServer {
             .replace(loaded.id, record)
             .await
             .map_err(|e| store_failure("the task could not be cancelled", e))?;
-        self.observe_task(&tool, TaskEvent::Finished(TaskStatus::Cancelled));
-        Ok(())
+        self.observe_task(&task.tool, TaskEvent::Finished(TaskStatus::Cancelled));
+        Ok(task)
     }
 
     fn observe_task(&self, tool: &str, event: TaskEvent) {

@@ -478,3 +478,70 @@ fn a_task_result_over_the_quota_fails_the_task_saying_so() {
     );
     assert!(failed.get("result").is_none());
 }
+
+/// 2025-11-25's experimental tasks over Streamable HTTP: `capabilities.tasks`,
+/// `execution.taskSupport`, `params.task`, `tasks/get`, `tasks/list`, `tasks/result` with the
+/// related-task `_meta`, `tasks/cancel` (the task; `-32602` once ended), another principal's id
+/// unknown, every answer valid against the official 2025-11-25 schema.
+#[test]
+fn the_experimental_tasks_of_2025_11_25() {
+    let server = Server::start(Some(TOKENS), &[]);
+    let mut alice = HttpClient::connect(&server.url, "2025-11-25", Some("alice-token"));
+    let mut bob = HttpClient::connect(&server.url, "2025-11-25", Some("bob-token"));
+    let tools = alice.request("tools/list", json!({}));
+    let reprice = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|tool| tool["name"] == "catalog_reprice")
+        .cloned()
+        .unwrap();
+    assert_eq!(reprice["execution"], json!({"taskSupport": "optional"}));
+    assert_valid("2025-11-25", "Tool", &reprice);
+    let get =
+        tools["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "catalog_get");
+    assert!(get.is_some_and(|tool| tool.get("execution").is_none()));
+
+    let call = |client: &mut HttpClient, category: &str| {
+        client.request(
+            "tools/call",
+            json!({"name": "catalog_reprice", "arguments": {"category": category, "percent": 0},
+                   "task": {"ttl": 120000}}),
+        )
+    };
+    let created = call(&mut alice, "lamps");
+    assert_valid("2025-11-25", "CreateTaskResult", &created["result"]);
+    let task = &created["result"]["task"];
+    assert_eq!((task["status"].as_str(), task["ttl"].as_u64()), (Some("working"), Some(120_000)));
+    let id = task["taskId"].as_str().unwrap().to_owned();
+    let got = alice.request("tasks/get", json!({"taskId": id}));
+    assert_valid("2025-11-25", "GetTaskResult", &got["result"]);
+    assert_eq!(got["result"]["taskId"], id.as_str());
+    let listed = alice.request("tasks/list", json!({}));
+    assert_valid("2025-11-25", "ListTasksResult", &listed["result"]);
+    assert_eq!(listed["result"]["tasks"][0]["taskId"], id.as_str());
+    assert_eq!(bob.request("tasks/get", json!({"taskId": id}))["error"]["code"], -32602);
+
+    // tasks/result waits for the end, then the result with its task named in `_meta`.
+    let result = alice.request("tasks/result", json!({"taskId": id}));
+    assert_valid("2025-11-25", "CallToolResult", &result["result"]);
+    assert_eq!(result["result"]["structuredContent"]["changed"], 400, "{result}");
+    assert_eq!(
+        result["result"]["_meta"]["io.modelcontextprotocol/related-task"],
+        json!({"taskId": id})
+    );
+    assert_eq!(alice.request("tasks/get", json!({"taskId": id}))["result"]["status"], "completed");
+    let ended = alice.request("tasks/cancel", json!({"taskId": id}));
+    assert_eq!(ended["error"]["code"], -32602, "{ended}");
+
+    // A running task cancelled answers the task, cancelled.
+    let running = call(&mut alice, "desks");
+    let other = running["result"]["task"]["taskId"].as_str().unwrap().to_owned();
+    let cancelled = alice.request("tasks/cancel", json!({"taskId": other}));
+    assert_valid("2025-11-25", "CancelTaskResult", &cancelled["result"]);
+    assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+
+    // Without params.task, an optional tool is answered in the request.
+    let sync = alice.call("catalog_reprice", json!({"category": "shelves", "percent": 0}));
+    assert_eq!(sync["result"]["structuredContent"]["changed"], 400, "{sync}");
+}

@@ -479,6 +479,8 @@ pub(crate) trait Rpc {
     }
     fn rpc(&mut self, method: &str, params: Value) -> Value;
     fn notify(&mut self, method: &str);
+    /// Whether 2025-11-25's experimental tasks are served here (over HTTP, not stdio).
+    fn serves_experimental_tasks(&self) -> bool;
     fn call_tool(&mut self, tool: &str, arguments: Value) -> Value {
         self.rpc("tools/call", json!({"name": tool, "arguments": arguments}))
     }
@@ -497,6 +499,9 @@ impl Rpc for HttpClient {
     fn notify(&mut self, method: &str) {
         HttpClient::notify(self, method);
     }
+    fn serves_experimental_tasks(&self) -> bool {
+        true
+    }
 }
 
 impl Rpc for StdioClient {
@@ -508,6 +513,9 @@ impl Rpc for StdioClient {
     }
     fn notify(&mut self, method: &str) {
         self.send(&json!({"jsonrpc": "2.0", "method": method}));
+    }
+    fn serves_experimental_tasks(&self) -> bool {
+        false
     }
 }
 

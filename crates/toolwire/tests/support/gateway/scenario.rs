@@ -31,6 +31,15 @@ pub(crate) fn tools_list(rpc: &mut dyn Rpc) -> HashMap<String, Value> {
             "2025-03-26" => &["name", "description", "inputSchema", "annotations"],
             _ => &["name", "title", "description", "inputSchema", "outputSchema", "annotations"],
         };
+        // 2025-11-25 publishes a task tool's `execution` where its tasks are served (HTTP).
+        let execution = tool.get("execution");
+        let task_tool = name == "catalog_reprice";
+        if revision == "2025-11-25" && rpc.serves_experimental_tasks() {
+            assert_eq!(execution.is_some(), task_tool, "{revision} {name}");
+        } else {
+            assert!(execution.is_none(), "{revision} {name}: unexpected `execution`");
+        }
+        let keys: Vec<&str> = keys.into_iter().filter(|key| *key != "execution").collect();
         for key in &keys {
             assert!(allowed.contains(key), "{revision} {name}: unexpected `{key}`");
         }

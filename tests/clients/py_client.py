@@ -34,6 +34,7 @@ DEMO_TOOLS = [
     "catalog_get",
     "catalog_count",
     "catalog_update_price",
+    "catalog_reprice",
     "catalog_export",
     "catalog_chart",
     "legacy_echo",

@@ -23,6 +23,7 @@ const DEMO_TOOLS = [
   'catalog_get',
   'catalog_count',
   'catalog_update_price',
+  'catalog_reprice',
   'catalog_export',
   'catalog_chart',
   'legacy_echo',

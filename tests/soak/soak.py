@@ -12,6 +12,8 @@ stateless 2026-07-28 one (revision in `_meta`), in turn. Each call is:
 - about 1 % `catalog_export` (a large result, offloaded to the store behind a link), whose link is
   read back at once with `resources/read` and again at the end;
 - about 20 % `soak_app`, a third of which are told to misbehave (too slow, HTTP 500, garbage);
+  on 2026-07-28 a quarter of them declare the tasks extension, so the call becomes a task
+  (`task = "optional"`) that the client polls with `tasks/get` to its end;
 - about 10 % `api_echo`, a fifth of which are told to fail (too slow, HTTP 500);
 - about 10 % `up_catalog_get`, through the upstream;
 - the rest the small demo tools (`catalog_search`, `catalog_get`, `catalog_count`).
@@ -32,6 +34,9 @@ It asserts:
   and all of them at the end;
 - nothing unexpected: no -32603, no HTTP error status, no call over the client timeout (a hang),
   no dropped connection, no failure outside an outage;
+- every task reaches its end and carries what the call would have: while Redis is down a task
+  request may be refused only with -32603 "The result store is temporarily unavailable, so the
+  task could not be …; retry later" and `data: {"retryable": true}`, and the client polls on;
 - the upstream serves again after its last kill, without restarting the gateway;
 - the gateway's peak VmRSS stays under --rss-bound-mib.
 
@@ -79,6 +84,8 @@ QUOTA = 8 << 30
 # starts it again after a backoff of 250 ms doubling (reset after a minute up), and a debug
 # build of the upstream takes a moment to start.
 UPSTREAM_GRACE = 10.0
+TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+STORE_DOWN_TASK = "The result store is temporarily unavailable, so the task could not be "
 STORE_DOWN_READ = ("The result store is temporarily unavailable, so the stored result could "
                    "not be read; the link is still valid: retry resources/read later")
 
@@ -199,18 +206,19 @@ class Client:
             headers["MCP-Protocol-Version"] = self.revision
         if self.revision == STATELESS:
             headers["Mcp-Method"] = method
-            name = params.get("name") if method == "tools/call" else params.get("uri")
+            name = params.get("name") if method == "tools/call" else params.get("uri", params.get("taskId"))
             if isinstance(name, str):
                 headers["Mcp-Name"] = name
         return headers
 
-    async def post(self, method: str, params: dict[str, Any] | None, notify: bool = False) -> tuple[int, Any]:
+    async def post(self, method: str, params: dict[str, Any] | None, notify: bool = False,
+                   tasks: bool = False) -> tuple[int, Any]:
         params = dict(params or {})
         if self.revision == STATELESS:
             params["_meta"] = {
                 "io.modelcontextprotocol/protocolVersion": STATELESS,
                 "io.modelcontextprotocol/clientInfo": {"name": "toolwire-soak", "version": "1"},
-                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientCapabilities": TASKS if tasks else {},
             }
         body: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params:
@@ -349,12 +357,59 @@ async def read_link(client: Client, uri: str, out: Outcomes, redis: Redis, final
     return False
 
 
+def store_down_for_tasks(answer: Any) -> bool:
+    """Whether `answer` is the retryable refusal of a task request while the store is down."""
+    error = answer.get("error", {}) if isinstance(answer, dict) else {}
+    message = str(error.get("message", ""))
+    return (error.get("code") == -32603 and message.startswith(STORE_DOWN_TASK)
+            and error.get("data") == {"retryable": True})
+
+
+async def follow_task(client: Client, created: dict[str, Any], out: Outcomes, redis: Redis) -> Any:
+    """Polls a task to its end: the answer `tools/call` would have given (a result, or the
+    task's error as a JSON-RPC error), or None after a finding."""
+    task_id = created.get("taskId")
+    if created.get("resultType") != "task" or not isinstance(task_id, str):
+        out.bad("no task", json.dumps(created)[:300])
+        return None
+    deadline = time.monotonic() + CLIENT_TIMEOUT
+    while time.monotonic() < deadline:
+        start = time.monotonic()
+        status, answer = await client.post("tasks/get", {"taskId": task_id}, tasks=True)
+        if status == 200 and "result" in answer:
+            task = answer["result"]
+            if task.get("status") == "completed":
+                out.counts["soak_app task: completed"] += 1
+                return {"result": task.get("result", {})}
+            if task.get("status") in ("failed", "cancelled", "input_required"):
+                out.bad("task ended otherwise", json.dumps(task)[:300])
+                return None
+        elif status == 200 and store_down_for_tasks(answer) and redis.overlaps(start, time.monotonic()):
+            out.counts["soak_app task: tasks/get refused while Redis is down, polled on"] += 1
+        else:
+            out.bad("tasks/get failed", f"HTTP {status} {json.dumps(answer)[:300]}")
+            return None
+        await asyncio.sleep(0.05)
+    out.bad("task never ended", task_id)
+    return None
+
+
 async def one_call(client: Client, rng: random.Random, n: int, out: Outcomes, redis: Redis, upstream: Upstream,
                    args: argparse.Namespace) -> None:
     tool, arguments, expect = pick_call(rng, n, args)
+    # On 2026-07-28 some app calls ask for a task (the draw is taken for every call, so that the
+    # calls stay the same whatever the revision).
+    as_task = rng.random() < args.task_share and tool == "soak_app" and client.revision == STATELESS
     start = time.monotonic()
     try:
-        status, answer = await client.post("tools/call", {"name": tool, "arguments": arguments})
+        status, answer = await client.post("tools/call", {"name": tool, "arguments": arguments}, tasks=as_task)
+        if as_task and status == 200 and "result" in answer:
+            answer = await follow_task(client, answer["result"], out, redis)
+            if answer is None:
+                return
+        elif as_task and status == 200 and store_down_for_tasks(answer) and redis.overlaps(start, time.monotonic()):
+            out.counts["soak_app task: not created while Redis is down"] += 1
+            return
     except httpx.TimeoutException as e:
         out.bad("hang (client timeout)", f"{tool} {arguments}: {e!r}")
         return
@@ -563,6 +618,7 @@ name = "soak_app"
 description = "Echo a number; the mode argument says how the app misbehaves."
 endpoint = "http://127.0.0.1:{app_port}/tool"
 timeout_ms = {APP_TIMEOUT_MS}
+task = "optional"
 input_schema = {{ type = "object", properties = {{ mode = {{ type = "string" }}, n = {{ type = "integer" }} }} }}
 
 [[openapi]]
@@ -594,6 +650,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--app-share", type=float, default=0.2)
     p.add_argument("--api-share", type=float, default=0.1)
     p.add_argument("--upstream-share", type=float, default=0.1)
+    p.add_argument("--task-share", type=float, default=0.25,
+                   help="the share of 2026-07-28 soak_app calls that declare the tasks extension")
     p.add_argument("--rss-bound-mib", type=float, default=float(os.environ.get("SOAK_RSS_BOUND_MIB", 256)))
     p.add_argument("--max-seconds", type=float, default=float(os.environ.get("SOAK_MAX_SECONDS", 1800)))
     p.add_argument("--seed", type=int, default=1)

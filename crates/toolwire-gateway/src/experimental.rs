@@ -58,8 +58,8 @@ impl Sessions {
     }
 }
 
-/// The `initialize` answer of session `id` (its client named `client`): on 2025-11-25 the
-/// session is remembered and, when a tool's calls may become tasks, `capabilities.tasks` added.
+/// The `initialize` answer of session `id` (its client named `client`): on 2025-11-25, when a
+/// tool's calls may become tasks, the session is remembered and `capabilities.tasks` added.
 pub(crate) fn initialized(
     sessions: &Sessions,
     server: &McpServer,
@@ -71,17 +71,18 @@ pub(crate) fn initialized(
     let ServerResult::InitializeResult(result) = &response.result else {
         return ServerJsonRpcMessage::Response(response);
     };
-    if result.protocol_version.as_str() != REVISION {
+    // A server none of whose tools runs as a task has nothing to add, and its sessions' requests
+    // go to rmcp unread.
+    let capability = server.experimental_tasks_capability();
+    let (REVISION, Some(tasks)) = (result.protocol_version.as_str(), capability) else {
         return ServerJsonRpcMessage::Response(response);
-    }
+    };
     sessions
         .0
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .insert(id.to_owned(), Session { client, tasks: Vec::new() });
-    if let (Some(tasks), Ok(Value::Object(mut shown))) =
-        (server.experimental_tasks_capability(), serde_json::to_value(result))
-    {
+    if let Ok(Value::Object(mut shown)) = serde_json::to_value(result) {
         if let Some(Value::Object(capabilities)) = shown.get_mut("capabilities") {
             capabilities.insert("tasks".to_owned(), tasks);
         }

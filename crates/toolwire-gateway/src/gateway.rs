@@ -368,11 +368,14 @@ impl Gateway {
     pub async fn serve(self, on_serving: impl FnOnce()) -> Result<(), Failure> {
         let tools = self.catalog().len();
         let legacy = self.server.gateway().clone();
+        let server = self.server.clone();
         let outcome = if self.settings.stdio {
             self.serve_stdio(on_serving).await
         } else {
             self.serve_http(on_serving).await
         };
+        // Tasks still running after the drain end `failed`, saying why, rather than expire.
+        server.abandon_tasks().await;
         tracing::info!(tools, legacy_results = legacy.legacy_results(), "toolwire stopped");
         outcome
     }

@@ -120,21 +120,34 @@ pub const CHECK_EVERY: Duration = Duration::from_millis(500);
 /// The longest wait between two attempts to store how a task ended while the store is down.
 const STORE_RETRY_MAX: Duration = Duration::from_secs(5);
 
-/// The tasks this node is running, by id: cancelling one here stops its work at once.
+/// The tasks this node is running, by id, with their principal: cancelling one here stops its
+/// work at once.
 #[derive(Debug, Default)]
-pub(crate) struct Running(Mutex<HashMap<RecordId, tokio::task::AbortHandle>>);
+pub(crate) struct Running(Mutex<HashMap<RecordId, (tokio::task::AbortHandle, Principal)>>);
 
 impl Running {
     /// Runs `work` as task `id`'s background run. The map is held while it is spawned, so
     /// that a run ending at once cannot leave before it is entered.
-    fn spawn(&self, id: RecordId, work: impl Future<Output = ()> + Send + 'static) {
+    fn spawn(
+        &self,
+        id: RecordId,
+        principal: Principal,
+        work: impl Future<Output = ()> + Send + 'static,
+    ) {
         let mut running = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         let handle = tokio::spawn(work);
-        running.insert(id, handle.abort_handle());
+        running.insert(id, (handle.abort_handle(), principal));
     }
 
     fn remove(&self, id: RecordId) -> Option<tokio::task::AbortHandle> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).remove(&id)
+        let mut running = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        running.remove(&id).map(|(handle, _)| handle)
+    }
+
+    /// Every run, taken out of the map.
+    fn take_all(&self) -> Vec<(RecordId, tokio::task::AbortHandle, Principal)> {
+        let mut running = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        running.drain().map(|(id, (handle, principal))| (id, handle, principal)).collect()
     }
 
     /// How many tasks this node is running.
@@ -320,7 +333,7 @@ impl McpServer {
         let tool = loaded.task.tool.clone();
         let left = (loaded.expires.datetime() - chrono::Utc::now()).to_std().unwrap_or_default();
         let deadline = tokio::time::Instant::now() + left;
-        self.gateway.running.spawn(id, async move {
+        self.gateway.running.spawn(id, principal.clone(), async move {
             let expiry = tokio::time::sleep_until(deadline);
             tokio::pin!(expiry);
             let mut checks = tokio::time::interval(CHECK_EVERY);
@@ -634,6 +647,22 @@ impl McpServer {
             .map_err(|e| store_failure("the task could not be cancelled", e))?;
         self.observe_task(&task.tool, TaskEvent::Finished(TaskStatus::Cancelled));
         Ok(task)
+    }
+
+    /// Stops every task this node still runs and ends it `failed` ("the gateway running this
+    /// task stopped before it ended; call the tool again"), for a gateway that is stopping: a
+    /// task left `working` would only expire. Runs that end within the drain are not touched.
+    pub async fn abandon_tasks(&self) {
+        let why = ErrorData::internal_error(
+            "the gateway running this task stopped before it ended; call the tool again",
+            None,
+        );
+        for (id, handle, principal) in self.gateway.running.take_all() {
+            handle.abort();
+            if let Err(error) = self.write_outcome(id, &principal, Err(&why)).await {
+                tracing::warn!(%error, task = %id, "could not end a task the gateway left");
+            }
+        }
     }
 
     fn observe_task(&self, tool: &str, event: TaskEvent) {

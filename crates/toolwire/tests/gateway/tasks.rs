@@ -545,3 +545,23 @@ fn the_experimental_tasks_of_2025_11_25() {
     let sync = alice.call("catalog_reprice", json!({"category": "shelves", "percent": 0}));
     assert_eq!(sync["result"]["structuredContent"]["changed"], 400, "{sync}");
 }
+
+#[test]
+fn a_task_still_running_when_the_gateway_stops_ends_failed_saying_why() {
+    let server = Server::start(Some(TOKENS), &[]);
+    let mut alice = HttpClient::connect(&server.url, "2026-07-28", Some("alice-token"));
+    let created =
+        call_as_task(&mut alice, "catalog_reprice", json!({"category": "lamps", "percent": 0}));
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let listen = server.url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
+    // SIGTERM at once: the drain has no request to wait for, the run (four seconds) is left.
+    let dir = server.stop();
+    let again = Server::start_at(&listen, dir, Some(TOKENS), &[]);
+    let mut alice = HttpClient::connect(&again.url, "2026-07-28", Some("alice-token"));
+    let after = task_request(&mut alice, "tasks/get", &id)["result"].clone();
+    assert_eq!(after["status"], "failed", "{after}");
+    assert_eq!(
+        after["error"]["message"],
+        "the gateway running this task stopped before it ended; call the tool again"
+    );
+}

@@ -86,9 +86,7 @@ fn task_id(params: &Value) -> Result<&str, ErrorData> {
 
 /// The task as 2025-11-25 shows it under `id`.
 fn wire(task: &StoredTask, id: RecordId) -> Value {
-    let tool_failed = task.status == TaskStatus::Completed
-        && task.tool_result().is_some_and(|result| result.error().is_some());
-    let status = if tool_failed {
+    let status = if task.status == TaskStatus::Completed && task.failure {
         Value::String("failed".to_owned())
     } else {
         serde_json::to_value(task.status).unwrap_or(Value::Null)

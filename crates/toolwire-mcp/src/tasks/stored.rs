@@ -1,6 +1,10 @@
 //! The stored form of a task: one record of the result store whose bytes are this JSON
 //! document, replaced as the task moves on. The tool's result is kept in its versioned form
 //! (the v1 document, v2 for a result that asks for input) and rendered only when fetched.
+//!
+//! This document is toolwire's own record of the task, written and read only here; it is never
+//! a rendered wire shape. What a client receives is built from it when asked (`wire`, and the
+//! result rendered from its versioned form), so reading it back parses no output of the mapper.
 
 use rmcp::ErrorData;
 use rmcp::model::{Task, TaskStatus};
@@ -32,6 +36,10 @@ pub(crate) struct StoredTask {
     /// `completed` and `input_required`: the tool's result in its versioned form.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) result: Option<Box<RawValue>>,
+    /// Whether that result is a failure (2025-11-25 shows such a task `failed`), kept so that
+    /// polling a task never parses its result.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) failure: bool,
     /// `failed`: the JSON-RPC error the call ended with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) error: Option<ErrorData>,
@@ -68,6 +76,7 @@ impl StoredTask {
             ttl_ms,
             poll_interval_ms,
             result: None,
+            failure: false,
             error: None,
             answers: Map::new(),
         }
@@ -92,11 +101,13 @@ impl StoredTask {
                     TaskStatus::Completed
                 };
                 self.result = RawValue::from_string(toolwire_core::v1::to_string(result)).ok();
+                self.failure = result.error().is_some();
                 self.error = None;
             }
             Err(error) => {
                 self.status = TaskStatus::Failed;
                 self.result = None;
+                self.failure = false;
                 self.error = Some(error.clone());
             }
         }
@@ -108,6 +119,7 @@ impl StoredTask {
         self.status = status;
         self.last_updated_at = now.to_string();
         self.result = None;
+        self.failure = false;
         self.error = None;
         self
     }
@@ -183,8 +195,16 @@ mod tests {
         let start = at("2026-12-04T10:00:00.000Z");
         let task = StoredTask::working("export", json!({"rows": 3}), &start, 60_000, 500);
         let result = ToolResult::success(json!({"rows": [1, 2, 3]})).with_summary("3 rows");
-        let done = task.finished(Ok(&result), &at("2026-12-04T10:00:02.000Z"));
+        let done = task.clone().finished(Ok(&result), &at("2026-12-04T10:00:02.000Z"));
         assert_eq!(done.status, TaskStatus::Completed);
+        assert!(!done.failure);
+        // A failure result completes the task too, remembered as a failure.
+        let refused = ToolResult::failure(toolwire_core::ToolError::new(
+            toolwire_core::ErrorCode::NotFound,
+            "no such export",
+        ));
+        let failed = task.finished(Ok(&refused), &start);
+        assert_eq!((failed.status, failed.failure), (TaskStatus::Completed, true));
         let record = done.record("alice", start, at("2026-12-04T10:01:00.000Z"));
         assert_eq!(record.mime_type, MIME_TYPE);
         let Some(back) = StoredTask::decode(&record) else { panic!("not a task") };

@@ -26,6 +26,13 @@ principal = "bob"
 privileges = ["catalog:write"]
 "#;
 
+/// `server` stopped (SIGTERM) and started again on its address, over its data directory.
+fn restarted(server: Server) -> Server {
+    let listen = server.url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
+    let dir = server.stop();
+    Server::start_at(&listen, dir, Some(TOKENS), &[])
+}
+
 /// The `_meta` of a request that declares the tasks extension.
 fn with_tasks(mut params: Value) -> Value {
     params["_meta"] = json!({"io.modelcontextprotocol/clientCapabilities": {
@@ -183,9 +190,7 @@ fn a_finished_task_survives_a_restart() {
         call_as_task(&mut alice, "catalog_reprice", json!({"category": "chairs", "percent": 1}));
     let id = created["result"]["taskId"].as_str().unwrap().to_owned();
     let done = wait_for(&mut alice, &id, "completed");
-    let listen = server.url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
-    let dir = server.stop();
-    let again = Server::start_at(&listen, dir, Some(TOKENS), &[]);
+    let again = restarted(server);
     let mut alice = HttpClient::connect(&again.url, "2026-07-28", Some("alice-token"));
     let after = task_request(&mut alice, "tasks/get", &id)["result"].clone();
     assert_eq!(after["status"], "completed", "{after}");
@@ -553,10 +558,8 @@ fn a_task_still_running_when_the_gateway_stops_ends_failed_saying_why() {
     let created =
         call_as_task(&mut alice, "catalog_reprice", json!({"category": "lamps", "percent": 0}));
     let id = created["result"]["taskId"].as_str().unwrap().to_owned();
-    let listen = server.url.trim_start_matches("http://").trim_end_matches("/mcp").to_owned();
     // SIGTERM at once: the drain has no request to wait for, the run (four seconds) is left.
-    let dir = server.stop();
-    let again = Server::start_at(&listen, dir, Some(TOKENS), &[]);
+    let again = restarted(server);
     let mut alice = HttpClient::connect(&again.url, "2026-07-28", Some("alice-token"));
     let after = task_request(&mut alice, "tasks/get", &id)["result"].clone();
     assert_eq!(after["status"], "failed", "{after}");

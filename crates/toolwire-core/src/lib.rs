@@ -17,6 +17,7 @@
 mod any;
 mod data;
 mod error;
+pub mod facts;
 mod form;
 pub mod grammar;
 pub mod host;
@@ -34,6 +35,7 @@ pub mod names;
 pub mod parse;
 mod part;
 pub mod pointer;
+pub mod preview;
 mod result;
 pub mod revision;
 mod schema;

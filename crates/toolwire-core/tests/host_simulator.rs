@@ -6,81 +6,10 @@ mod golden_support;
 
 use golden_support::*;
 use serde_json::{Value, json};
+use toolwire_core::facts::{Fact, facts, spellings, stub_facts};
 use toolwire_core::host::{HostProfile, HostProfiles, PREVIEW_BYTES, Reads, model_view};
-use toolwire_core::{Audience, McpRevision, Part, Phase, Shape, Target, ToolOutput, ToolResult};
 use toolwire_core::{MapperConfig, OutputMapper, RenderContext, Rendered};
-
-/// One fact the model must be able to read, and the strings any of which shows it.
-struct Fact {
-    what: String,
-    any_of: Vec<String>,
-}
-
-fn fact(what: impl Into<String>, any_of: Vec<String>) -> Fact {
-    Fact { what: what.into(), any_of }
-}
-
-/// The text as it appears raw, or escaped inside a JSON string (the compat envelope).
-fn spellings(text: &str) -> Vec<String> {
-    let escaped = Value::String(text.to_owned()).to_string();
-    vec![text.to_owned(), escaped[1..escaped.len() - 1].to_owned()]
-}
-
-/// Every fact of `result` (rendered inline).
-fn facts(result: &ToolResult) -> Vec<Fact> {
-    let mut facts = Vec::new();
-    if let toolwire_core::Provenance::Passthrough(raw) = result.provenance() {
-        facts.push(fact("passthrough text", vec![raw.clone()]));
-        return facts;
-    }
-    if let Some(data) = result.data() {
-        facts.push(fact("data", spellings(&data.to_string())));
-    }
-    if let Some(summary) = result.summary() {
-        facts.push(fact("summary", spellings(summary)));
-    }
-    if let Some(error) = result.error() {
-        facts.push(fact("error code", spellings(error.code.as_str())));
-        facts.push(fact("error message", spellings(&error.message)));
-    }
-    if result.meta().dry_run == Some(true) {
-        facts.push(fact("dry run", vec!["dryRun\":true".into(), "dryRun\\\":true".into()]));
-    }
-    if let Some(page) = &result.meta().pagination {
-        if let Some(total) = page.total {
-            facts.push(fact(
-                "pagination total",
-                vec![format!("\"total\":{total}"), format!("\\\"total\\\":{total}")],
-            ));
-        }
-        if let Some(cursor) = &page.next_cursor {
-            facts.push(fact("next cursor", spellings(cursor)));
-        }
-    }
-    // A part for the user alone never counts toward what the model reads.
-    for part in result.parts().iter().filter(|p| p.audience().is_none_or(Audience::reaches_model)) {
-        if let Part::Binary(binary) = part
-            && binary.mime_type.starts_with("image/")
-        {
-            facts.push(fact("image", vec![format!("[image {}]", binary.mime_type)]));
-        }
-    }
-    facts
-}
-
-/// The facts of an offload stub pointing at `uri`, for a host that does or does not follow links.
-fn link_facts(uri: &str, profile: &HostProfile) -> Vec<Fact> {
-    let how = if profile.reads_links {
-        "resources/read".to_owned()
-    } else {
-        format!("read_result with {{\"uri\":\"{uri}\"}}")
-    };
-    let mut facts = vec![fact("link URI", vec![uri.to_owned()]), fact("how to read it", vec![how])];
-    if profile.max_result_bytes.is_some() {
-        facts.push(fact("data preview", vec!["Data preview (cut: the first ".into()]));
-    }
-    facts
-}
+use toolwire_core::{McpRevision, Phase, Shape, Target, ToolOutput, ToolResult};
 
 fn mcp_renders() -> Vec<(Target, Phase)> {
     let mut all = Vec::new();
@@ -103,7 +32,7 @@ impl Score {
     fn check(&mut self, label: &str, view: &str, facts: &[Fact]) {
         for fact in facts {
             self.checked += 1;
-            if !fact.any_of.iter().any(|s| view.contains(s.as_str())) {
+            if !fact.seen_in(view) {
                 self.missing.push(format!("{label}: {} missing from {view:?}", fact.what));
             }
         }
@@ -148,10 +77,7 @@ fn every_fact_reaches_the_model_on_every_built_in_host() {
         // The large sample, offloaded under the host's cap (or a 4 KiB limit).
         let link = fixed_link();
         let large = large();
-        let stub_facts: Vec<Fact> = link_facts(&link.uri, profile)
-            .into_iter()
-            .chain(facts(&large).into_iter().filter(|f| f.what != "data"))
-            .collect();
+        let stub_facts = stub_facts(&large, &link.uri, profile);
         for (target, phase) in mcp_renders() {
             let limited = HostProfile { max_result_bytes: Some(4096), ..profile.clone() };
             let host = if profile.max_result_bytes.is_some() { &limited } else { profile };

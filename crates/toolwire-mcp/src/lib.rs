@@ -79,7 +79,8 @@ pub use registry::{
 /// come in the one version toolwire speaks.
 pub use rmcp;
 pub use server::{
-    Gateway, GatewayConfig, GatewayConfigBuilder, LegacyCounter, McpServer, STORED_RESULT_TEMPLATE,
+    Gateway, GatewayConfig, GatewayConfigBuilder, LegacyCounter, McpServer, PreviewCallError,
+    STORED_RESULT_TEMPLATE, ToolListing,
 };
 pub use source::{ChangeSignal, SourceHealth, ToolSource};
 pub use tasks::{

@@ -7,12 +7,14 @@
 mod handler;
 mod handoff;
 mod pipeline;
+mod preview;
 mod state;
 
 pub use handler::McpServer;
 pub(crate) use handler::{principal_of, revision_of};
 pub(crate) use handoff::call_tool_response;
 pub(crate) use pipeline::{internal, offload};
+pub use preview::{PreviewCallError, ToolListing};
 pub use state::{
     Gateway, GatewayConfig, GatewayConfigBuilder, LegacyCounter, STORED_RESULT_TEMPLATE,
 };

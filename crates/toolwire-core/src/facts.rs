@@ -82,8 +82,8 @@ pub fn facts(result: &ToolResult) -> Vec<Fact> {
 
 /// The facts of `result` stored behind `uri` and sent as a stub, for a host that does or does
 /// not follow links: the link, how to read it (`resources/read`, or `read_result` for a host
-/// that cannot follow links), a data preview where the host caps results, and every fact of
-/// the result but its data (the stub keeps them).
+/// that cannot follow links), a preview of the data where the host caps results, and every fact
+/// of the result but its data and images, which the stub leaves behind the link.
 pub fn stub_facts(result: &ToolResult, uri: &str, profile: &HostProfile) -> Vec<Fact> {
     let how = if profile.reads_links {
         "resources/read".to_owned()
@@ -92,10 +92,10 @@ pub fn stub_facts(result: &ToolResult, uri: &str, profile: &HostProfile) -> Vec<
     };
     let mut facts =
         vec![Fact::new("link URI", vec![uri.to_owned()]), Fact::new("how to read it", vec![how])];
-    if profile.max_result_bytes.is_some() {
+    if profile.max_result_bytes.is_some() && result.data().is_some() {
         facts.push(Fact::new("data preview", vec!["Data preview (cut: the first ".into()]));
     }
-    facts.extend(self::facts(result).into_iter().filter(|f| f.what != "data"));
+    facts.extend(self::facts(result).into_iter().filter(|f| f.what != "data" && f.what != "image"));
     facts
 }
 
@@ -155,5 +155,10 @@ mod tests {
         let stuck = stub_facts(&result, uri, &capped);
         assert_eq!(whats(&stuck), ["link URI", "how to read it", "data preview", "summary"]);
         assert_eq!(stuck[1].any_of, [format!("read_result with {{\"uri\":\"{uri}\"}}")]);
+        let chart = ToolResult::empty()
+            .with_summary("A chart")
+            .with_part(Part::binary(vec![1, 2], "image/png"));
+        let stub = stub_facts(&chart, uri, &capped);
+        assert_eq!(whats(&stub), ["link URI", "how to read it", "summary"], "no data to preview");
     }
 }

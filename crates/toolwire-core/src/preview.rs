@@ -12,7 +12,7 @@ use base64::Engine as _;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::facts::{Fact, facts, stub_facts};
+use crate::facts::{facts, stub_facts};
 use crate::host::{HostProfile, HostProfiles, Reads, model_view};
 use crate::{
     McpRevision, NeedsOffload, Output, OutputMapper, Part, Phase, Query, RenderContext,
@@ -117,6 +117,10 @@ pub struct HostView {
     pub within_cap: bool,
     /// Whether the result went behind a link for this host.
     pub offloaded: bool,
+    /// Whether this revision's client asks the user for input instead of handing the model a
+    /// result (an `InputRequiredResult`): the model reads the result of the call that follows,
+    /// so nothing is expected of it here.
+    pub input_required: bool,
     /// Every fact, seen or lost.
     pub facts: Vec<FactView>,
 }
@@ -306,33 +310,55 @@ fn host_view(
     link: Option<&StoredLink>,
 ) -> HostView {
     let wire = json_of(output.json());
-    let view = model_view(&wire, host.reads);
-    let expected: Vec<Fact> = match link {
-        Some(link) if output.offloaded() => stub_facts(result, &link.uri, host),
-        _ => facts(result),
-    };
-    let bytes = read_bytes(&wire, host.reads);
-    HostView {
-        name: host.name.clone(),
-        reads: host.reads,
-        cap: host.max_result_bytes,
-        reads_links: host.reads_links,
-        strict_structured: host.strict_structured,
-        facts: expected
+    HostView::read(host, &wire, output.offloaded(), |view, input_required| {
+        // Where the revision cannot ask, the result went out as the failure `input_required`.
+        let shown = result.down_levelled();
+        let expected = match link {
+            _ if input_required => Vec::new(),
+            Some(link) if output.offloaded() => stub_facts(&shown, &link.uri, host),
+            _ => facts(&shown),
+        };
+        expected
             .iter()
-            .map(|f| FactView { what: f.what.to_owned(), seen: f.seen_in(&view) })
-            .collect(),
-        within_cap: host.max_result_bytes.is_none_or(|cap| bytes <= cap),
-        offloaded: output.offloaded(),
-        view,
-        bytes,
+            .map(|f| FactView { what: f.what.to_owned(), seen: f.seen_in(view) })
+            .collect()
+    })
+}
+
+impl HostView {
+    /// What `host`'s model reads of `wire` (the `CallToolResult` it was sent, `offloaded` when
+    /// its data went behind a link): the view, its bytes against the cap, and the facts that
+    /// `facts` marks seen or lost in the view (told whether `wire` asks the user for input).
+    pub fn read(
+        host: &HostProfile,
+        wire: &Value,
+        offloaded: bool,
+        facts: impl FnOnce(&str, bool) -> Vec<FactView>,
+    ) -> HostView {
+        let view = model_view(wire, host.reads);
+        let input_required =
+            wire.get("resultType").and_then(Value::as_str) == Some("input_required");
+        let bytes = read_bytes(wire, host.reads);
+        HostView {
+            name: host.name.clone(),
+            reads: host.reads,
+            cap: host.max_result_bytes,
+            reads_links: host.reads_links,
+            strict_structured: host.strict_structured,
+            facts: facts(&view, input_required),
+            within_cap: host.max_result_bytes.is_none_or(|cap| bytes <= cap),
+            offloaded,
+            input_required,
+            view,
+            bytes,
+        }
     }
 }
 
 /// The bytes of the channel a host that `reads` so reads of the `CallToolResult` `wire` (what
 /// its cap is measured against): `structuredContent` for a structured reader that gets it, else
-/// the content blocks, both for a `both` reader. Public for `toolwire check --format html`.
-pub fn read_bytes(wire: &Value, reads: Reads) -> usize {
+/// the content blocks, both for a `both` reader.
+fn read_bytes(wire: &Value, reads: Reads) -> usize {
     let size = |key: &str| wire.get(key).map_or(0, |value| value.to_string().len());
     match reads {
         Reads::Structured if wire.get("structuredContent").is_some() => size("structuredContent"),
@@ -500,6 +526,35 @@ mod tests {
             assert!(host.offloaded, "{}", host.name);
             let link_seen = host.facts.iter().any(|f| f.what == "link URI" && f.seen);
             assert!(link_seen, "{}: {}", host.name, host.view);
+        }
+    }
+
+    #[test]
+    fn a_result_asking_for_input_expects_nothing_where_the_client_asks_the_user() {
+        let asks = crate::input::InputRequired::new().request(
+            "confirm",
+            crate::input::InputRequest::elicit("Change the price?", serde_json::Map::new()),
+        );
+        let result = ToolResult::input_required(asks);
+        let hosts = HostProfiles::builtin();
+        let mapper = OutputMapper::default();
+        let previewer = Previewer::new(&mapper, Phase::Spec, "confirm", now());
+        for (revision, asks_user) in
+            [(McpRevision::V2026_07_28, true), (McpRevision::V2025_06_18, false)]
+        {
+            let preview = match previewer.preview(&result, &hosts, revision, None) {
+                Ok(preview) => preview,
+                Err(err) => panic!("{err}"),
+            };
+            assert_eq!(preview.outcome, PreviewOutcome::InputRequired);
+            for host in &preview.hosts {
+                assert_eq!(host.input_required, asks_user, "{revision:?} {}", host.name);
+                let marks: Vec<(&str, bool)> =
+                    host.facts.iter().map(|f| (f.what.as_str(), f.seen)).collect();
+                let expected: &[(&str, bool)] =
+                    if asks_user { &[] } else { &[("error code", true), ("error message", true)] };
+                assert_eq!(marks, expected, "{revision:?} {}: {}", host.name, host.view);
+            }
         }
     }
 

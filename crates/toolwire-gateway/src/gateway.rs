@@ -33,6 +33,7 @@ use toolwire_store::{KeySet, OpenError, StoreConfig, StoredResults};
 
 use crate::config::{Settings, StoreKind};
 use crate::conformance::Conformance;
+use crate::console::{self, Console};
 use crate::error::Failure;
 use crate::{app_tools, auth, demo, listener, metrics, ops, sessions};
 use crate::{openapi, upstreams};
@@ -297,7 +298,7 @@ impl Gateway {
     }
 
     /// The routes: `/mcp` (and below it) behind authentication, the OAuth discovery document
-    /// when OAuth is configured, and `/healthz`, `/readyz` and the metrics path unless the
+    /// when OAuth is configured, `/console` when the settings serve it, and `/healthz`, `/readyz` and the metrics path unless the
     /// settings serve them on their own address (`ops.listen`, see [`Gateway::ops_router`]).
     pub fn router(&self) -> axum::Router {
         let router = self.mcp_router();
@@ -334,7 +335,7 @@ impl Gateway {
         self.stop.cancel();
     }
 
-    /// `/mcp` and the OAuth discovery document.
+    /// `/mcp`, the OAuth discovery document and, when enabled, `/console`.
     fn mcp_router(&self) -> axum::Router {
         let settings = &self.settings;
         let config = StreamableHttpServerConfig::default()
@@ -353,12 +354,18 @@ impl Gateway {
             drain: self.drain.clone(),
             rmcp,
         });
-        axum::Router::new()
+        let router = axum::Router::new()
             .route("/mcp", axum::routing::any(mcp))
             .route("/mcp/", axum::routing::any(mcp))
             .route("/mcp/{*rest}", axum::routing::any(mcp))
             .with_state(endpoint)
-            .merge(auth::discovery(self.auth.clone()))
+            .merge(auth::discovery(self.auth.clone()));
+        if settings.console {
+            let console = Console::new(self.server.clone(), self.auth.clone(), settings);
+            router.merge(console::router(console))
+        } else {
+            router
+        }
     }
 
     /// Serves as the settings say — Streamable HTTP on `listen` (the ops routes on their own

@@ -16,6 +16,7 @@ mod app_tools;
 mod auth;
 pub mod config;
 mod conformance;
+pub mod console;
 mod demo;
 mod error;
 mod experimental;

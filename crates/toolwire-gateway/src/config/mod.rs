@@ -6,6 +6,7 @@
 
 mod app_tools;
 mod auth;
+mod console;
 mod hosts;
 mod limits;
 mod listen;
@@ -34,6 +35,7 @@ pub use app_tools::{
     AppTool, AppToolConfig, DEFAULT_RESPONSE_CAP, DEFAULT_TIMEOUT_MS, HeaderConfig,
 };
 pub use auth::{AuthConfig, RESERVED_PRINCIPALS, Token, TokenConfig};
+pub use console::ConsoleConfig;
 pub use limits::LimitsConfig;
 pub use listen::DEFAULT_LISTEN;
 pub use oauth::{OAuthConfig, OAuthSettings};
@@ -48,7 +50,7 @@ pub use upstreams::{Glob, Upstream, UpstreamConfig, UpstreamTransport};
 const TOP_KEYS: &[&str] = &["phase", "prefix", "validation", "server_name", "demo_tools"];
 
 /// Every table of the file with the keys it accepts (its own tables aside): `""` is the top.
-const TABLES: [(&str, &[&str]); 14] = [
+const TABLES: [(&str, &[&str]); 15] = [
     ("", TOP_KEYS),
     ("", listen::KEYS),
     ("[limits]", limits::KEYS),
@@ -58,6 +60,7 @@ const TABLES: [(&str, &[&str]); 14] = [
     ("[[auth.tokens]]", auth::TOKEN_KEYS),
     ("[auth.oauth]", oauth::KEYS),
     ("[ops]", ops::KEYS),
+    ("[console]", console::KEYS),
     ("[tasks]", tasks::KEYS),
     ("[[tools]]", app_tools::KEYS),
     ("[[upstreams]]", upstreams::KEYS),
@@ -112,6 +115,8 @@ pub struct FileConfig {
     pub auth: Option<AuthConfig>,
     /// Health, readiness and metrics endpoints.
     pub ops: Option<OpsConfig>,
+    /// The console (DESIGN §18).
+    pub console: Option<ConsoleConfig>,
     /// How long tasks are kept (DESIGN §17).
     pub tasks: Option<TasksConfig>,
     /// App tools.
@@ -193,6 +198,8 @@ pub struct Settings {
     pub oauth: Option<OAuthSettings>,
     /// Health, readiness and metrics.
     pub ops: OpsSettings,
+    /// Whether `/console` is served.
+    pub console: bool,
     /// How long tasks are kept and how often clients poll them.
     pub tasks: toolwire_mcp::TaskSettings,
     /// App tools.
@@ -333,6 +340,13 @@ fn resolve(
     let tokens = auth::resolve_tokens(auth.tokens, env, &error)?;
     let oauth = auth.oauth.map(|o| oauth::resolve(o, &error)).transpose()?;
     let ops = ops::resolve(parsed.ops.unwrap_or_default(), &error)?;
+    let credentials = !tokens.is_empty() || oauth.is_some();
+    let console = console::resolve(
+        parsed.console.unwrap_or_default(),
+        listen.ip().is_loopback(),
+        credentials,
+        &error,
+    )?;
     let tasks = tasks::resolve(parsed.tasks.unwrap_or_default(), &error)?;
     let tools = parsed
         .tools
@@ -386,6 +400,7 @@ fn resolve(
         tokens,
         oauth,
         ops,
+        console,
         tasks,
         tools,
         upstreams,

@@ -36,7 +36,7 @@ pub struct OpsSettings {
 /// `[ops]`.
 pub(super) fn resolve(o: OpsConfig, error: Refuse) -> Result<OpsSettings, ConfigError> {
     let metrics_path = o.metrics_path.unwrap_or_else(|| "/metrics".into());
-    let reserved = ["/mcp", "/healthz", "/readyz", "/.well-known"];
+    let reserved = ["/mcp", "/healthz", "/readyz", "/.well-known", "/console"];
     if !metrics_path.starts_with('/')
         || metrics_path.len() < 2
         || reserved.iter().any(|r| metrics_path.starts_with(r))

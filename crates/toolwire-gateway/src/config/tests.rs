@@ -408,7 +408,9 @@ fn accepted(table: &str) -> BTreeSet<String> {
         Ok(_) => panic!("accepted {text}"),
         Err(e) => e.message,
     };
-    let Some((_, list)) = message.split_once("expected one of ") else { panic!("{message}") };
+    // serde lists several keys as "expected one of `a`, `b`" and one as "expected `a`".
+    let list = message.split_once("expected one of ").or_else(|| message.split_once("expected "));
+    let Some((_, list)) = list else { panic!("{message}") };
     list.split(", ").map(|key| key.trim_matches('`').to_owned()).collect()
 }
 
@@ -424,6 +426,7 @@ fn the_key_list_is_what_the_loader_accepts() {
                 "transport",
                 "auth",
                 "ops",
+                "console",
                 "tasks",
                 "tools",
                 "upstreams",
@@ -437,7 +440,7 @@ fn the_key_list_is_what_the_loader_accepts() {
     for (table, keys) in TABLES {
         listed.entry(table).or_default().extend(keys.iter().map(|k| (*k).to_owned()));
     }
-    assert_eq!(listed.len(), 13);
+    assert_eq!(listed.len(), 14);
     for (table, mut keys) in listed {
         // A map: every MCP target's name is a key (`limits_are_keyed_by_target_name`).
         if table == "[limits]" {
@@ -591,4 +594,27 @@ fn openapi_entries_are_refused_with_the_key_and_the_reason() {
     assert_eq!(api.spec, SpecLocation::File("openapi.json".into()));
     assert_eq!((api.writes, api.tool_prefix.as_str()), (true, "shop_"));
     assert_eq!(api.timeout, Duration::from_secs(30));
+}
+
+#[test]
+fn the_console_is_on_for_loopback_and_off_elsewhere_unless_enabled_with_credentials() {
+    let Ok(s) = from_text("") else { panic!("refused") };
+    assert!(s.console, "on by default on loopback");
+    let Ok(s) = from_text("listen = \"0.0.0.0:8080\"\n") else { panic!("refused") };
+    assert!(!s.console, "off by default elsewhere");
+    let Ok(s) = from_text("[console]\nenabled = false\n") else { panic!("refused") };
+    assert!(!s.console);
+    let open = from_text(
+        "listen = \"0.0.0.0:8080\"\n[auth]\nanonymous = true\n[console]\nenabled = true\n",
+    );
+    let Err(error) = open else { panic!("accepted {open:?}") };
+    assert_eq!(error.key, "console.enabled");
+    assert_eq!(
+        error.message,
+        "the console off a loopback address needs credentials to ask for: configure [[auth.tokens]] or [auth.oauth]"
+    );
+    let guarded = from_text(
+        "listen = \"0.0.0.0:8080\"\n[[auth.tokens]]\ntoken = \"t\"\nprincipal = \"ann\"\n[console]\nenabled = true\n",
+    );
+    assert!(guarded.is_ok_and(|s| s.console));
 }

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 use toolwire_core::McpRevision;
-use toolwire_core::{NeedsOffload, Output};
+use toolwire_core::{NeedsOffload, Output, StoredLink};
 use toolwire_store::{
     KEYS_FILE, KeyError, KeySet, LinkSigner, OffloadOptions, OpenError, RESULTS_FILE, ReadError,
     RedbOptions, RedbStore, StoreConfig, StoreError, StoredResults,
@@ -40,7 +40,7 @@ pub(crate) fn run(args: ReadArgs) -> Result<(), Failure> {
 
 /// Stores an over-limit render in the redb store of `dir` (keys from `TOOLWIRE_SIGNING_KEYS`,
 /// else `signing-keys.json` there, created when missing) with a link for `principal` living
-/// `ttl_seconds`, and returns the stub. A store that fails while storing gives the DESIGN §4
+/// `ttl_seconds`, and returns the stub and its link (none when storing failed). A store that fails while storing gives the DESIGN §4
 /// `tool_error` result (and a warning on standard error); a directory that cannot be opened
 /// (held by a running server, unreadable keys) is a failure of the command.
 pub(crate) fn offload_into(
@@ -48,7 +48,7 @@ pub(crate) fn offload_into(
     needs: NeedsOffload,
     principal: &str,
     ttl_seconds: u64,
-) -> Result<Output, Failure> {
+) -> Result<(Output, Option<StoredLink>), Failure> {
     runtime()?.block_on(async {
         let config = StoreConfig::Redb {
             data_dir: dir.to_owned(),
@@ -67,7 +67,7 @@ pub(crate) fn offload_into(
         if let Some(err) = offloaded.store_error {
             eprintln!("toolwire: warning: the result could not be stored: {err}");
         }
-        Ok(offloaded.output)
+        Ok((offloaded.output, offloaded.link))
     })
 }
 

@@ -291,3 +291,56 @@ fn unknown_hosts_are_refused_with_the_names() {
         "toolwire: --host: unknown host `emacs`; expected generic, claude-code, vscode, codex, claude-desktop, kimi-code, open-webui, cursor, gemini-cli, chatgpt, goose, librechat, opencode, copilot-cli, jetbrains\n"
     );
 }
+
+/// The JSON the page of `render --html` reads (every `<` in it escaped as `\u003c`).
+fn embedded_data(html: &str) -> serde_json::Value {
+    let start = html.find("id=\"toolwire-data\">").map_or(0, |at| at + 19);
+    let end = start + html[start..].find("</script>").unwrap_or(0);
+    serde_json::from_str(&html[start..end]).unwrap_or_else(|e| panic!("no data element: {e}"))
+}
+
+#[test]
+fn html_is_one_self_contained_page_with_every_target_and_host() {
+    let input = r#"{"success":true,"data":{"name":"Mug </script><script>alert(1)</script>"},"message":"One product"}"#;
+    let out = run(&["--html", "--now", NOW, "--tool", "catalog_get"], input, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let html = stdout(&out);
+    assert!(html.starts_with("<!doctype html>"), "{}", &html[..80.min(html.len())]);
+    assert!(!html.contains("<script src=") && !html.contains("<link rel=\"stylesheet\""));
+    assert!(!html.contains("alert(1)</script>"), "a tool's text cannot close the data element");
+    let data = embedded_data(&html);
+    let preview = &data["previews"][0];
+    assert_eq!(preview["label"], "catalog_get");
+    assert_eq!(preview["hostRevision"], "2026-07-28");
+    assert_eq!(preview["wires"].as_array().map(Vec::len), Some(8));
+    assert_eq!(preview["hosts"].as_array().map(Vec::len), Some(15));
+    for host in preview["hosts"].as_array().into_iter().flatten() {
+        assert!(
+            host["facts"].as_array().into_iter().flatten().all(|f| f["seen"] == true),
+            "{host}"
+        );
+    }
+}
+
+#[test]
+fn html_takes_an_mcp_revision_for_the_host_views_and_stores_what_does_not_fit() {
+    let big = format!(r#"{{"success":true,"data":{{"pad":"{}"}}}}"#, "x".repeat(5000));
+    let refused = run(&["--html", "--limit", "4096", "--now", NOW], &big, &[]);
+    assert_eq!(refused.status.code(), Some(3), "{}", stderr(&refused));
+    assert!(stderr(&refused).contains("no --data-dir to store it"), "{}", stderr(&refused));
+    let a2a = run(&["--html", "--target", "a2a-1.0"], "{}", &[]);
+    assert_eq!(a2a.status.code(), Some(2));
+    assert!(stderr(&a2a).contains("with --html, give an MCP revision"), "{}", stderr(&a2a));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = dir.path().to_string_lossy().into_owned();
+    let args = ["--html", "--target", "mcp-2025-06-18", "--limit", "4096", "--data-dir", &dir];
+    let stored = run(&args, &big, &[]);
+    assert_eq!(stored.status.code(), Some(0), "{}", stderr(&stored));
+    let data = embedded_data(&stdout(&stored));
+    let preview = &data["previews"][0];
+    assert_eq!(preview["hostRevision"], "2025-06-18");
+    let uri = preview["links"][0]["uri"].as_str().unwrap_or_default();
+    assert!(uri.starts_with("toolwire://results/"), "{preview}");
+    let read = support::run(&["read", uri, "--data-dir", &dir], b"", &[]);
+    assert_eq!(read.status.code(), Some(0), "{}", stderr(&read));
+}

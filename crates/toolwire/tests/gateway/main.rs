@@ -8,6 +8,7 @@ mod gateway;
 mod annotations;
 mod apps;
 mod config_docs;
+mod console;
 mod deep;
 mod hardening;
 mod hosts;

@@ -4,8 +4,9 @@
 //! One piece per concern: [`transport`] (the raw JSON-RPC channel over HTTP or stdio, with
 //! `sse` reading the event streams of HTTP answers),
 //! [`client`] (handshake, listing, calls per revision), [`definitions`] (tool definitions),
-//! [`cases`] (which calls to make), [`results`] (what each result is checked against) and
-//! [`report`] (the table and the JSON form). The checks themselves are the core's: the official
+//! [`cases`] (which calls to make), [`results`] (what each result is checked against),
+//! [`report`] (the table and the JSON form) and [`samples`] (what each host's model reads of a
+//! call, for `--format html`). The checks themselves are the core's: the official
 //! schemas and wire contract of `crate::wire`, the output-schema compiler, the host
 //! profiles and `model_view` of `toolwire_core::host`.
 
@@ -14,6 +15,7 @@ pub mod client;
 pub mod definitions;
 pub mod report;
 pub mod results;
+pub mod samples;
 pub mod sse;
 pub mod transport;
 
@@ -185,6 +187,8 @@ struct HostGroup {
     profile: HostProfile,
     /// The names of the profiles in the group.
     names: Vec<String>,
+    /// The profiles in the group (a sample views each on its own: names and strictness differ).
+    members: Vec<HostProfile>,
 }
 
 /// The name the generic connection presents.
@@ -204,6 +208,7 @@ fn host_groups(profiles: &[HostProfile]) -> Vec<HostGroup> {
         };
         if let Some(group) = groups.iter_mut().find(same) {
             group.names.push(profile.name.clone());
+            group.members.push(profile.clone());
             continue;
         }
         let client_name = profile.client_names.first().unwrap_or(&profile.name).clone();
@@ -211,6 +216,7 @@ fn host_groups(profiles: &[HostProfile]) -> Vec<HostGroup> {
             client_name,
             profile: profile.clone(),
             names: vec![profile.name.clone()],
+            members: vec![profile.clone()],
         });
     }
     groups
@@ -226,6 +232,24 @@ pub fn builtin_hosts() -> Vec<HostProfile> {
 /// 2025-03-26), then each offered revision is connected once per host group and called.
 /// Connections never overlap.
 pub async fn run(options: &Options, progress: &dyn Progress) -> Result<Report, CheckError> {
+    audit(options, progress, false).await
+}
+
+/// [`run`], keeping in [`Report::samples`] per tool and revision the first call and what each
+/// host profile's model reads of its answer (`toolwire check --format html`).
+pub async fn run_with_samples(
+    options: &Options,
+    progress: &dyn Progress,
+) -> Result<Report, CheckError> {
+    audit(options, progress, true).await
+}
+
+/// The audit behind [`run`] and [`run_with_samples`].
+async fn audit(
+    options: &Options,
+    progress: &dyn Progress,
+    keep_samples: bool,
+) -> Result<Report, CheckError> {
     let mut report = Report::new(options.endpoint.describe());
     let mut listed: Vec<(McpRevision, Vec<ToolDef>)> = Vec::new();
     for revision in McpRevision::ALL {
@@ -283,6 +307,9 @@ pub async fn run(options: &Options, progress: &dyn Progress) -> Result<Report, C
 
     let connections: Vec<Option<&HostGroup>> =
         std::iter::once(None).chain(groups.iter().map(Some)).collect();
+    // The generic connection's answers stand for the profiles that render like it.
+    let generic: Vec<HostProfile> =
+        options.hosts.iter().filter(|p| p.is_generic_policy()).cloned().collect();
     for (revision, _) in &listed {
         for group in &connections {
             let hosts = group.map(|g| g.names.clone()).unwrap_or_default();
@@ -319,8 +346,14 @@ pub async fn run(options: &Options, progress: &dyn Progress) -> Result<Report, C
             match list(&mut session, &hosts, &mut report).await {
                 Ok(tools) => {
                     let planned = plan(&tools);
-                    audit_calls(&mut session, &tools, &planned, *group, &mut report, progress)
-                        .await;
+                    let members = group.map_or(generic.as_slice(), |g| g.members.as_slice());
+                    let calls = Calls {
+                        tools: &tools,
+                        planned: &planned,
+                        group: *group,
+                        samples: keep_samples.then_some(members),
+                    };
+                    audit_calls(&mut session, &calls, &mut report, progress).await;
                 }
                 Err(err) => report.push(Finding {
                     hosts,
@@ -330,6 +363,8 @@ pub async fn run(options: &Options, progress: &dyn Progress) -> Result<Report, C
             session.close().await;
         }
     }
+    let names: Vec<String> = report.tools.iter().map(|row| row.name.clone()).collect();
+    samples::order(&mut report.samples, &names, &options.hosts);
     report.finish();
     Ok(report)
 }
@@ -349,25 +384,42 @@ async fn list(
     Ok(tools)
 }
 
+/// The calls one session makes.
+struct Calls<'a> {
+    /// The tools as the session listed them.
+    tools: &'a [ToolDef],
+    /// The cases of each tool.
+    planned: &'a [Vec<Case>],
+    /// The host profiles the connection presents, `None` for the generic client.
+    group: Option<&'a HostGroup>,
+    /// When samples are kept: the profiles whose models this connection's answers show.
+    samples: Option<&'a [HostProfile]>,
+}
+
 /// Makes the planned calls of one session and checks every answer.
 async fn audit_calls(
     session: &mut Session,
-    tools: &[ToolDef],
-    planned: &[Vec<Case>],
-    group: Option<&HostGroup>,
+    calls: &Calls<'_>,
     report: &mut Report,
     progress: &dyn Progress,
 ) {
     let revision = session.revision;
+    let group = calls.group;
     let hosts: Vec<String> = group.map(|g| g.names.clone()).unwrap_or_default();
-    for (tool, cases) in tools.iter().zip(planned) {
-        for case in cases {
+    for (tool, cases) in calls.tools.iter().zip(calls.planned) {
+        for (index, case) in cases.iter().enumerate() {
             progress.step(&format!("{} {} {}", revision.as_str(), tool.name, case.label));
             let answer = session.call(&tool.name, case.arguments.as_ref()).await;
+            // The first call of a tool is its sample.
+            if let Some(members) = calls.samples
+                && index == 0
+            {
+                samples::record(&mut report.samples, revision, tool, case, &answer, members);
+            }
             let context =
                 results::Context { revision, tool, case, host: group.map(|g| &g.profile) };
-            let findings = match answer {
-                Ok(answer) => results::check(&context, &answer),
+            let findings = match &answer {
+                Ok(answer) => results::check(&context, answer),
                 Err(err) => vec![Finding::tool(
                     revision,
                     &tool.name,

@@ -8,6 +8,7 @@ use serde::Serialize;
 use toolwire_core::McpRevision;
 
 use super::cases::Case;
+use super::samples::Sample;
 use super::{Finding, Severity};
 
 /// Whether the server speaks one revision.
@@ -212,6 +213,10 @@ pub struct Report {
     pub calls: u64,
     /// The counts.
     pub summary: Summary,
+    /// Per tool and revision the first call and what each host's model reads of it; kept only
+    /// when asked for (`--format html`), so the JSON report is unchanged otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub samples: Vec<Sample>,
 }
 
 impl Report {
@@ -225,6 +230,7 @@ impl Report {
             groups: Vec::new(),
             calls: 0,
             summary: Summary::default(),
+            samples: Vec::new(),
         }
     }
 

@@ -258,6 +258,7 @@ fn host_view(context: &Context<'_>, host: &HostProfile, result: &Value, out: &mu
     }
     let lost: Vec<String> = content_facts(result)
         .into_iter()
+        .map(|(_, fact)| fact)
         .filter(|fact| !view.contains(fact.as_str()) && !view.contains(&escaped(fact)))
         .map(|fact| quote(&fact))
         .collect();
@@ -276,8 +277,9 @@ fn host_view(context: &Context<'_>, host: &HostProfile, result: &Value, out: &mu
 
 /// What the content blocks tell the model that a structured reader could lose: prose (text
 /// blocks that are not JSON: JSON text is the mirror of the structured data), link URIs, and
-/// the line a host shows for an image or audio block.
-fn content_facts(result: &Value) -> Vec<String> {
+/// the line a host shows for an image or audio block; each with its kind (`text`, `link`,
+/// `image`, `audio`) for labelling.
+pub(super) fn content_facts(result: &Value) -> Vec<(&'static str, String)> {
     let mut facts = Vec::new();
     for block in result.get("content").and_then(Value::as_array).into_iter().flatten() {
         let field = |key: &str| block.get(key).and_then(Value::as_str);
@@ -287,12 +289,15 @@ fn content_facts(result: &Value) -> Vec<String> {
                 let json = serde_json::from_str::<Value>(text)
                     .is_ok_and(|v| v.is_object() || v.is_array());
                 if !json && !text.is_empty() {
-                    facts.push(text.to_owned());
+                    facts.push(("text", text.to_owned()));
                 }
             }
-            Some("resource_link") => facts.push(field("uri").unwrap_or_default().to_owned()),
+            Some("resource_link") => {
+                facts.push(("link", field("uri").unwrap_or_default().to_owned()));
+            }
             Some(kind @ ("image" | "audio")) => {
-                facts.push(format!("[{kind} {}]", field("mimeType").unwrap_or_default()));
+                let line = format!("[{kind} {}]", field("mimeType").unwrap_or_default());
+                facts.push((if kind == "image" { "image" } else { "audio" }, line));
             }
             _ => {}
         }
@@ -302,7 +307,7 @@ fn content_facts(result: &Value) -> Vec<String> {
 
 /// Calls `visit(path, key, leaf)` for every scalar below `value`, skipping `_meta` members
 /// (metadata such as timestamps, not the result).
-fn leaves(
+pub(super) fn leaves(
     value: &Value,
     path: &str,
     key: Option<&str>,
@@ -330,7 +335,7 @@ fn leaves(
 
 /// Whether `view` shows the scalar `leaf` (sitting under `key`): a string or number by its text,
 /// a boolean or null by its key (the value alone says nothing).
-fn shows(view: &str, key: Option<&str>, leaf: &Value) -> bool {
+pub(super) fn shows(view: &str, key: Option<&str>, leaf: &Value) -> bool {
     match leaf {
         Value::String(text) => view.contains(text.as_str()) || view.contains(&escaped(text)),
         Value::Number(number) => view.contains(&number.to_string()),
@@ -342,7 +347,7 @@ fn shows(view: &str, key: Option<&str>, leaf: &Value) -> bool {
 }
 
 /// `text` as it appears inside a JSON string.
-fn escaped(text: &str) -> String {
+pub(super) fn escaped(text: &str) -> String {
     let quoted = Value::String(text.to_owned()).to_string();
     quoted[1..quoted.len() - 1].to_owned()
 }

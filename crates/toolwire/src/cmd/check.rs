@@ -1,6 +1,7 @@
 //! `toolwire check <URL>` / `toolwire check -- <command> <args…>`: audits an MCP server at every
 //! revision it offers and for every host profile (DESIGN §13), prints the table (or JSON with
-//! `--format json`) on stdout.
+//! `--format json`, or one self-contained HTML page with `--format html`: per tool and revision
+//! the first call's answer and what each host's model reads of it, DESIGN §18) on stdout.
 //!
 //! Exit 0 when nothing or only warnings were found, 1 on an error (on a warning too with
 //! `--strict`), 2 for a bad flag, an unreadable cases file, or a server that cannot be reached or
@@ -11,8 +12,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::{Value, json};
 
 use super::{Failure, print_line};
+use toolwire_check::audit::report::Report;
+use toolwire_check::audit::samples::{self, Sample};
 use toolwire_check::audit::transport::Endpoint;
 use toolwire_check::audit::{self as check, Options, Progress, cases};
 
@@ -40,7 +44,8 @@ pub(crate) struct CheckArgs {
     /// Check results for these host profiles only (repeatable); `none` for no host profiles.
     #[arg(long = "host", value_name = "NAME")]
     pub hosts: Vec<String>,
-    /// `text` (a table) or `json`.
+    /// `text` (a table), `json`, or `html` (one self-contained page: each tool's first call
+    /// per revision and what each host's model reads of it).
     #[arg(long, default_value = "text", value_parser = formats())]
     pub format: Format,
     /// Seconds to wait for one answer.
@@ -58,9 +63,11 @@ pub(crate) enum Format {
     Text,
     /// The report as JSON.
     Json,
+    /// One self-contained HTML page of the calls and what each host's model reads.
+    Html,
 }
 
-toolwire_core::named!(Format, "format", { Text => "text", Json => "json" });
+toolwire_core::named!(Format, "format", { Text => "text", Json => "json", Html => "html" });
 
 /// `--format`.
 fn formats() -> super::names::ByName<Format> {
@@ -69,7 +76,7 @@ fn formats() -> super::names::ByName<Format> {
 
 /// Runs the command.
 pub(crate) fn run(args: CheckArgs) -> Result<(), Failure> {
-    let json = args.format == Format::Json;
+    let format = args.format;
     let strict = args.strict;
     let options = options(args)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -77,16 +84,23 @@ pub(crate) fn run(args: CheckArgs) -> Result<(), Failure> {
         .build()
         .map_err(|err| Failure::input(format!("cannot start the runtime: {err}")))?;
     let bar = Bar::new();
-    let report =
-        runtime.block_on(check::run(&options, &bar)).map_err(|err| Failure::input(err.to_string()));
-    bar.done();
-    let report = report?;
-    if json {
-        let text = serde_json::to_string_pretty(&report)
-            .map_err(|err| Failure::check(format!("cannot write the report: {err}")))?;
-        print_line(&text)?;
+    // Only the HTML page shows the calls: the other reports stay as they were.
+    let report = if format == Format::Html {
+        runtime.block_on(check::run_with_samples(&options, &bar))
     } else {
-        print_line(report.to_text().trim_end())?;
+        runtime.block_on(check::run(&options, &bar))
+    };
+    bar.done();
+    let report = report.map_err(|err| Failure::input(err.to_string()))?;
+    let cannot_write =
+        |err: serde_json::Error| Failure::check(format!("cannot write the report: {err}"));
+    match format {
+        Format::Json => print_line(&serde_json::to_string_pretty(&report).map_err(cannot_write)?)?,
+        Format::Text => print_line(report.to_text().trim_end())?,
+        Format::Html => {
+            let data = page_data(&report).map_err(cannot_write)?;
+            print_line(&toolwire_gateway::console::offline_html(&data))?;
+        }
     }
     let s = &report.summary;
     let plural = |count: usize, noun: &str| match count {
@@ -100,6 +114,54 @@ pub(crate) fn run(args: CheckArgs) -> Result<(), Failure> {
         return Err(Failure::check(format!("{} (--strict)", plural(s.warnings, "warning"))));
     }
     Ok(())
+}
+
+/// The offline console's data (`{"title", "previews"}`): one preview per sample, shaped like
+/// the console's call preview, with the findings about that tool at that revision.
+fn page_data(report: &Report) -> Result<Value, serde_json::Error> {
+    let previews: Vec<Value> =
+        report.samples.iter().map(|sample| preview(report, sample)).collect::<Result<_, _>>()?;
+    Ok(json!({"title": format!("toolwire check {}", report.server), "previews": previews}))
+}
+
+/// One sample as the console's call preview: the answer as the revision's wire, the host views.
+fn preview(report: &Report, sample: &Sample) -> Result<Value, serde_json::Error> {
+    let revision = sample.revision;
+    // A JSON-RPC error (or no answer) is shown as what came instead of a result.
+    let wire = match (&sample.result, &sample.error) {
+        (Some(result), _) => result.clone(),
+        (None, Some(error)) => json!({"error": error}),
+        (None, None) => Value::Null,
+    };
+    let findings: Vec<Value> = report
+        .findings
+        .iter()
+        .filter(|f| f.revision == revision && f.tool.as_deref() == Some(sample.tool.as_str()))
+        .map(|f| {
+            json!({"severity": f.severity, "kind": f.check, "message": f.message, "at": f.at,
+                   "hosts": f.hosts})
+        })
+        .collect();
+    Ok(json!({
+        "label": format!("{} · MCP {revision}", sample.tool),
+        "tool": sample.tool,
+        "case": sample.case,
+        "arguments": sample.arguments,
+        "outcome": if sample.failed() { "error" } else { "success" },
+        "hostRevision": revision,
+        "wires": [{
+            "id": format!("mcp-{revision}"),
+            "label": format!("MCP {revision}"),
+            "bytes": wire.to_string().len(),
+            "limit": Value::Null,
+            "offloaded": samples::offloaded(&wire),
+            "isError": sample.failed(),
+            "warnings": [],
+            "json": wire,
+        }],
+        "hosts": serde_json::to_value(&sample.hosts)?,
+        "findings": findings,
+    }))
 }
 
 fn options(args: CheckArgs) -> Result<Options, Failure> {

@@ -525,3 +525,44 @@ fn a_summary_only_in_text_is_lost_to_structured_readers_and_names_them() {
         assert!(!hosts.contains(&"claude-desktop") && !hosts.contains(&"generic"), "{hosts:?}");
     }
 }
+
+#[test]
+fn the_html_report_marks_the_summary_lost_to_structured_readers_and_still_exits_1() {
+    let url = serve(Defect::SummaryOnlyInText);
+    let output = Command::new(env!("CARGO_BIN_EXE_toolwire"))
+        .args(["check", &url, "--format", "html"])
+        .output()
+        .expect("run toolwire check");
+    assert_eq!(output.status.code(), Some(1));
+    let page = String::from_utf8(output.stdout).unwrap();
+    let open = r#"<script type="application/json" id="toolwire-data">"#;
+    let start = page.find(open).unwrap() + open.len();
+    let end = start + page[start..].find("</script>").unwrap();
+    let data: Value = serde_json::from_str(&page[start..end].replace("<\\/", "</")).unwrap();
+    let previews = data["previews"].as_array().unwrap();
+    let labels: Vec<&str> = previews.iter().map(|p| p["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, REVISIONS.map(|r| format!("lookup · MCP {r}")));
+    let summary = "text: \"Found 1 product; it is on sale.\"";
+    let seen = |preview: &Value, host: &str| {
+        let hosts = preview["hosts"].as_array().unwrap();
+        let view = hosts.iter().find(|h| h["name"] == host).unwrap();
+        let facts = view["facts"].as_array().unwrap();
+        facts.iter().find(|f| f["what"] == summary).map(|f| f["seen"] == true)
+    };
+    // Before 2025-06-18 the fixture sends the data as text alone, without the summary.
+    assert_eq!(seen(&previews[0], "claude-code"), None);
+    assert_eq!(previews[0]["hosts"][0]["facts"][0]["what"], "content/0/text/id");
+    for preview in &previews[2..] {
+        assert_eq!(seen(preview, "claude-code"), Some(false), "{preview:#}");
+        assert_eq!(seen(preview, "vscode"), Some(false));
+        assert_eq!(seen(preview, "claude-desktop"), Some(true));
+        assert_eq!(seen(preview, "generic"), Some(true));
+        let kinds: Vec<&str> = preview["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["host-completeness"]);
+    }
+}

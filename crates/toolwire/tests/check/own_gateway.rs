@@ -122,7 +122,7 @@ fn bad_usage_is_exit_2() {
         ),
         (
             &["http://127.0.0.1:1/mcp", "--format", "yaml"][..],
-            "toolwire: --format: unknown format `yaml`; expected text or json\n",
+            "toolwire: --format: unknown format `yaml`; expected text, json or html\n",
         ),
         (
             &["http://127.0.0.1:1/mcp", "--header", "nocolon"][..],

@@ -30,7 +30,7 @@ fn help_lists_the_names_each_flag_accepts() {
         ("schema", "target", TARGETS),
         ("schema", "shape", SHAPES),
         ("serve", "phase", PHASES),
-        ("check", "format", "[possible values: text, json]"),
+        ("check", "format", "[possible values: text, json, html]"),
     ] {
         let line = help_line(command, flag);
         assert!(line.ends_with(values), "{command} --{flag}: {line}");

@@ -394,12 +394,74 @@ async def follow_task(client: Client, created: dict[str, Any], out: Outcomes, re
     return None
 
 
+def expected_failure(tool: str, arguments: dict[str, Any], expect: str, code: Any, message: str, outage: bool,
+                     upstream_killed: bool, out: Outcomes, via: str = "") -> None:
+    """Counts a failure the call may end in (or reports it): the same rules for MCP and the console."""
+    if expect == "upstream_unavailable" and code == "upstream_unavailable":
+        out.counts[f"{via}{tool} {arguments['mode']}: upstream_unavailable"] += 1
+    elif expect == "upstream" and code == "upstream_unavailable" and upstream_killed:
+        out.counts[f"{via}{tool}: upstream_unavailable (upstream killed)"] += 1
+    elif expect in ("ok_or_not_found", "upstream") and code == "not_found":
+        out.counts[f"{via}{tool}: not_found"] += 1
+    elif expect == "export" and outage and code == "tool_error" and "could not be stored" in message:
+        out.counts[f"{via}catalog_export: tool_error could not be stored (Redis down)"] += 1
+    else:
+        out.bad(f"{via}isError {code}", f"{tool} {arguments} (outage={outage}): {message[:300]}")
+
+
+async def console_call(client: Client, tool: str, arguments: dict[str, Any], expect: str, out: Outcomes,
+                       redis: Redis, upstream: Upstream) -> None:
+    """The same call through the console's API: one preview of every target and host, the same outcome."""
+    url = client.url.removesuffix("/mcp") + "/console/api/call"
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {TOKEN}"}
+    start = time.monotonic()
+    response = await client.http.post(url, content=json.dumps({"tool": tool, "arguments": arguments}),
+                                      headers=headers)
+    outage = redis.overlaps(start, time.monotonic())
+    if response.status_code == 502 and expect == "export" and outage and "did not take it" in response.text:
+        out.counts["console catalog_export: not stored (Redis down)"] += 1
+        return
+    if response.status_code != 200:
+        out.bad(f"console HTTP {response.status_code}", f"{tool} {arguments}: {response.text[:300]}")
+        return
+    preview = response.json()
+    if len(preview.get("wires", [])) != 8 or len(preview.get("hosts", [])) != 15:
+        out.bad("console preview incomplete", f"{tool}: {json.dumps(preview)[:300]}")
+        return
+    error = preview["document"].get("error")
+    if error:
+        expected_failure(tool, arguments, expect, error.get("code"), str(error.get("message", "")), outage,
+                         upstream.overlaps(start, time.monotonic()), out, via="console ")
+        return
+    if expect == "upstream_unavailable":
+        out.bad("console: misbehaving app or API answered as a success", f"{tool} {arguments}")
+        return
+    lost = [(h["name"], f["what"]) for h in preview["hosts"] for f in h["facts"] if not f["seen"]]
+    if lost:
+        out.bad("console: a host's model loses a fact", f"{tool} {arguments}: {lost[:5]}")
+        return
+    if expect == "export":
+        links = [link["uri"] for link in preview["links"]]
+        if len(links) != 1:
+            out.bad("console export without one stored link", json.dumps(preview["links"])[:300])
+            return
+        out.links.append((links[0], client.number))
+    out.counts[f"console {tool}: success"] += 1
+
+
 async def one_call(client: Client, rng: random.Random, n: int, out: Outcomes, redis: Redis, upstream: Upstream,
                    args: argparse.Namespace) -> None:
     tool, arguments, expect = pick_call(rng, n, args)
-    # On 2026-07-28 some app calls ask for a task (the draw is taken for every call, so that the
-    # calls stay the same whatever the revision).
+    # On 2026-07-28 some app calls ask for a task, and some calls of any revision go through the
+    # console (each draw is taken for every call, so that the calls stay the same whatever the
+    # revision).
     as_task = rng.random() < args.task_share and tool == "soak_app" and client.revision == STATELESS
+    if rng.random() < args.console_share:
+        try:
+            await console_call(client, tool, arguments, expect, out, redis, upstream)
+        except (httpx.TransportError, ValueError) as e:
+            out.bad("console: dropped connection or bad answer", f"{tool} {arguments}: {e!r}")
+        return
     start = time.monotonic()
     try:
         status, answer = await client.post("tools/call", {"name": tool, "arguments": arguments}, tasks=as_task)
@@ -431,18 +493,8 @@ async def one_call(client: Client, rng: random.Random, n: int, out: Outcomes, re
     result = answer.get("result", {})
     if result.get("isError"):
         failure = failure_of(result)
-        code = failure.get("code")
-        message = str(failure.get("error", ""))
-        if expect == "upstream_unavailable" and code == "upstream_unavailable":
-            out.counts[f"{tool} {arguments['mode']}: upstream_unavailable"] += 1
-        elif expect == "upstream" and code == "upstream_unavailable" and upstream.overlaps(start, time.monotonic()):
-            out.counts[f"{tool}: upstream_unavailable (upstream killed)"] += 1
-        elif expect in ("ok_or_not_found", "upstream") and code == "not_found":
-            out.counts[f"{tool}: not_found"] += 1
-        elif expect == "export" and outage and code == "tool_error" and "could not be stored" in message:
-            out.counts["catalog_export: tool_error could not be stored (Redis down)"] += 1
-        else:
-            out.bad(f"isError {code}", f"{tool} {arguments} (outage={outage}): {message[:300]}")
+        expected_failure(tool, arguments, expect, failure.get("code"), str(failure.get("error", "")),
+                         outage, upstream.overlaps(start, time.monotonic()), out)
         return
     if expect == "upstream_unavailable":
         out.bad("misbehaving app or API answered as a success", f"{tool} {arguments}: {json.dumps(result)[:300]}")
@@ -652,6 +704,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--upstream-share", type=float, default=0.1)
     p.add_argument("--task-share", type=float, default=0.25,
                    help="the share of 2026-07-28 soak_app calls that declare the tasks extension")
+    p.add_argument("--console-share", type=float, default=0.02,
+                   help="the share of calls made through the console's API instead of tools/call")
     p.add_argument("--rss-bound-mib", type=float, default=float(os.environ.get("SOAK_RSS_BOUND_MIB", 256)))
     p.add_argument("--max-seconds", type=float, default=float(os.environ.get("SOAK_MAX_SECONDS", 1800)))
     p.add_argument("--seed", type=int, default=1)

@@ -38,10 +38,10 @@ pub(super) const CONNECT_LIMIT: Duration = Duration::from_secs(30);
 const MAX_ANSWER_BYTES: usize = 64 * 1024 * 1024;
 
 /// The largest message read from a stdio upstream. A message is a line, held whole while it is
-/// read, so a longer one is dropped as it comes (never buffered past this) and the call it
-/// answered ends at its limit as `upstream_unavailable`. rmcp's own default, named here so that
-/// the bound is the gateway's decision and does not move with the library.
-const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+/// read, so a longer one is skipped as it comes (never buffered past this) and the call it
+/// answered ends at once as `upstream_unavailable` (`super::lines`). rmcp's own default, named
+/// here so that the bound is the gateway's decision and does not move with the library.
+pub(super) const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
 /// What the upstream may tell the gateway outside an answer: rmcp's client handler, which hears
 /// `notifications/tools/list_changed` (and the other list changes) and wakes the supervisor,
@@ -203,8 +203,9 @@ impl Connection {
                         return Err(protocol("its standard streams could not be opened".into()));
                     };
                     log_stderr(&upstream.name, &mut child);
+                    let stdout = super::lines::BoundedLines::new(stdout, MAX_LINE_BYTES);
                     let transport = AsyncRwTransport::new_client(stdout, stdin)
-                        .with_max_line_length(MAX_LINE_BYTES);
+                        .with_max_line_length(MAX_LINE_BYTES + 1);
                     let client = handler
                         .serve_with_lifecycle(transport, lifecycle())
                         .await

@@ -2,10 +2,12 @@
 //! Streamable HTTP, the newest revision the upstream accepts); `source` supervises it and offers
 //! the upstream's tools as a `ToolSource`; `tool` calls one of them; `result` turns what the
 //! upstream answers into a `ToolResult`; `extend` re-serves its resources and prompts; `relay`
-//! passes its progress on to the client; `paging` reads the upstream's lists within bounds.
+//! passes its progress on to the client; `paging` reads the upstream's lists within bounds;
+//! `lines` reads a stdio upstream's messages within their bound.
 
 mod connect;
 mod extend;
+mod lines;
 mod paging;
 mod relay;
 mod result;

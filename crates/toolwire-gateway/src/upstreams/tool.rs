@@ -156,6 +156,19 @@ impl DynTool for UpstreamTool {
                         error.message.to_string(),
                     )),
                 ),
+                Ok(Err(ServiceError::McpError(error)))
+                    if error.message == super::lines::OVERSIZED =>
+                {
+                    tracing::warn!(upstream = %link.upstream, tool = %remote, "upstream answered a call with a message over the size limit");
+                    link.unavailable(
+                        &remote,
+                        &format!(
+                            "its answer was over the limit of {} MiB for one message",
+                            super::connect::MAX_LINE_BYTES >> 20
+                        ),
+                        false,
+                    )
+                }
                 // Garbage that parsed as a JSON-RPC answer, but not as a tool result: retrying
                 // the same call would read the same garbage.
                 Ok(Err(ServiceError::UnexpectedResponse)) => {

@@ -12,6 +12,7 @@ use rmcp::model::{
     ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RoleServer, ServiceError};
+use rmcp::transport::streamable_http_client::StreamableHttpError;
 use serde_json::Value;
 use toolwire_core::input::Capability;
 use toolwire_core::{ErrorCode, ToolError, ToolResult};
@@ -177,7 +178,12 @@ impl DynTool for UpstreamTool {
                 }
                 Ok(Err(e)) => {
                     tracing::warn!(upstream = %link.upstream, tool = %remote, error = %e.to_string().escape_debug(), "upstream call failed");
-                    link.unavailable(&remote, "the upstream server did not answer", true)
+                    match unreadable_http_answer(&e) {
+                        Some(why) => link.unavailable(&remote, &why, false),
+                        None => {
+                            link.unavailable(&remote, "the upstream server did not answer", true)
+                        }
+                    }
                 }
                 Err(_) => link.unavailable(
                     &remote,
@@ -217,6 +223,23 @@ async fn ask(
     match answer? {
         ServerResult::CallToolResult(result) => Ok(result),
         _ => Err(ServiceError::UnexpectedResponse),
+    }
+}
+
+/// Why a Streamable HTTP upstream's answer could not be read, when it came but was too large or
+/// not JSON-RPC (asking again would get the same); `None` for any other failure.
+fn unreadable_http_answer(error: &ServiceError) -> Option<String> {
+    let ServiceError::TransportSend(sent) = error else { return None };
+    match sent.error.downcast_ref::<StreamableHttpError<reqwest::Error>>()? {
+        StreamableHttpError::ResponseBodyTooLarge { max_size } => {
+            Some(format!("its answer was over the limit of {} MiB for one answer", max_size >> 20))
+        }
+        StreamableHttpError::UnexpectedServerResponse(_)
+        | StreamableHttpError::Deserialize(_)
+        | StreamableHttpError::UnexpectedContentType(_) => {
+            Some("its answer was not a JSON-RPC message".to_owned())
+        }
+        _ => None,
     }
 }
 

@@ -19,12 +19,19 @@ answers `ping` and `tools/list`, and misbehaves as the first argument says:
 
 The second argument, when given, is a file where it writes how many times it was asked
 `tools/list` (rewritten on each request).
+
+With `--http PORT_FILE` as the third and fourth arguments it serves Streamable HTTP instead
+(POST /mcp, one JSON answer per request, no session, no event stream) on a free loopback port
+that it writes to PORT_FILE; there `huge` answers a call with a ~100 MB body, `silent` never
+answers it, and `garbage` answers it with a body that is not JSON.
 """
 
 import json
+import os
 import sys
 import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "silent"
 STATE = sys.argv[2] if len(sys.argv) > 2 else None
@@ -32,9 +39,15 @@ KNOWN = {"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
 OUT = sys.stdout.buffer
 WRITE = threading.Lock()
 LISTED = 0
+HTTP = len(sys.argv) > 4 and sys.argv[3] == "--http"
+# Over HTTP, what one request's dispatch sends (its answer) is gathered here, per thread.
+GATHERED = threading.local()
 
 
 def send(message):
+    if HTTP:
+        GATHERED.messages.append(message)
+        return
     line = json.dumps(message).encode() + b"\n"
     with WRITE:
         OUT.write(line)
@@ -169,7 +182,6 @@ def requests():
 
 
 def main():
-    global LISTED
     for line in sys.stdin.buffer:
         try:
             message = json.loads(line)
@@ -177,52 +189,131 @@ def main():
             continue
         if not isinstance(message, dict) or "method" not in message:
             continue  # answers to what this server asked, and errors about what it sent
-        method, ident = message["method"], message.get("id")
-        params = message.get("params") or {}
-        if method == "initialize":
-            asked = params.get("protocolVersion")
-            capabilities = {"tools": {"listChanged": True}}
-            if MODE == "many-tools":
-                capabilities["resources"] = {}
-            answer(ident, {
-                "protocolVersion": asked if asked in KNOWN else "2025-11-25",
-                "capabilities": capabilities,
-                "serverInfo": {"name": "hostile", "version": "1"},
-            })
-        elif method == "notifications/initialized":
-            if MODE == "flood":
-                threading.Thread(target=flood, daemon=True).start()
-            elif MODE == "requests":
-                threading.Thread(target=requests, daemon=True).start()
-        elif ident is None:
-            continue
-        elif method == "ping":
-            answer(ident, {})
-        elif method == "tools/list":
-            LISTED += 1
-            if STATE:
-                with open(STATE, "w") as state:
-                    state.write(str(LISTED))
-            answer(ident, tools_page(params.get("cursor")))
-        elif method == "resources/list" and MODE == "many-tools":
-            start = int(params.get("cursor") or 0)
-            end = min(start + PAGE, MANY)
-            page = {"resources": [{"uri": f"hostile://r/{i}", "name": f"r{i}"}
-                                  for i in range(start, end)]}
-            if end < MANY:
-                page["nextCursor"] = str(end)
-            answer(ident, page)
-        elif method == "resources/templates/list" and MODE == "many-tools":
-            answer(ident, {"resourceTemplates": []})
-        elif method == "tools/call":
-            call(ident, params)
+        dispatch(message)
+
+
+class Handler(BaseHTTPRequestHandler):
+    """Streamable HTTP: a POST carries one message; a request is answered in the body."""
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        try:
+            message = json.loads(body)
+        except ValueError:
+            message = None
+        if not isinstance(message, dict) or "method" not in message or "id" not in message:
+            if isinstance(message, dict) and "method" in message:
+                dispatch(message)
+            self.send_response(202)
+            self.end_headers()
+            return
+        if message["method"] == "tools/call" and (message.get("params") or {}).get("name") == "hostile":
+            self.misbehave(message["id"])
+            return
+        GATHERED.messages = []
+        dispatch(message)
+        answers = [m for m in GATHERED.messages if m.get("id") == message["id"]]
+        self.reply(json.dumps(answers[-1] if answers else {}).encode())
+
+    def misbehave(self, ident):
+        if MODE == "huge":
+            head = b'{"jsonrpc":"2.0","id":' + json.dumps(ident).encode()
+            head += b',"result":{"content":[{"type":"text","text":"'
+            tail = b'"}]}}'
+            chunk = b"x" * (1 << 20)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(head) + 100 * len(chunk) + len(tail)))
+            self.end_headers()
+            self.wfile.write(head)
+            for _ in range(100):
+                self.wfile.write(chunk)
+            self.wfile.write(tail)
+        elif MODE == "garbage":
+            self.reply(b"this is not json \x1b[31m")
         else:
-            send({"jsonrpc": "2.0", "id": ident,
-                  "error": {"code": -32601, "message": f"{method} is not served here"}})
+            time.sleep(3600)
+
+    def reply(self, data):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        self.send_response(405)
+        self.send_header("Allow", "POST")
+        self.end_headers()
+
+    def do_DELETE(self):
+        self.send_response(200)
+        self.end_headers()
+
+
+def serve_http(port_file):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    with open(port_file + ".tmp", "w") as out:
+        out.write(str(server.server_address[1]))
+    os.replace(port_file + ".tmp", port_file)
+    server.serve_forever()
+
+
+def dispatch(message):
+    global LISTED
+    method, ident = message["method"], message.get("id")
+    params = message.get("params") or {}
+    if method == "initialize":
+        asked = params.get("protocolVersion")
+        capabilities = {"tools": {"listChanged": True}}
+        if MODE == "many-tools":
+            capabilities["resources"] = {}
+        answer(ident, {
+            "protocolVersion": asked if asked in KNOWN else "2025-11-25",
+            "capabilities": capabilities,
+            "serverInfo": {"name": "hostile", "version": "1"},
+        })
+    elif method == "notifications/initialized":
+        if MODE == "flood":
+            threading.Thread(target=flood, daemon=True).start()
+        elif MODE == "requests":
+            threading.Thread(target=requests, daemon=True).start()
+    elif ident is None:
+        return
+    elif method == "ping":
+        answer(ident, {})
+    elif method == "tools/list":
+        LISTED += 1
+        if STATE:
+            with open(STATE, "w") as state:
+                state.write(str(LISTED))
+        answer(ident, tools_page(params.get("cursor")))
+    elif method == "resources/list" and MODE == "many-tools":
+        start = int(params.get("cursor") or 0)
+        end = min(start + PAGE, MANY)
+        page = {"resources": [{"uri": f"hostile://r/{i}", "name": f"r{i}"}
+                              for i in range(start, end)]}
+        if end < MANY:
+            page["nextCursor"] = str(end)
+        answer(ident, page)
+    elif method == "resources/templates/list" and MODE == "many-tools":
+        answer(ident, {"resourceTemplates": []})
+    elif method == "tools/call":
+        call(ident, params)
+    else:
+        send({"jsonrpc": "2.0", "id": ident,
+              "error": {"code": -32601, "message": f"{method} is not served here"}})
 
 
 if __name__ == "__main__":
     try:
-        main()
+        if HTTP:
+            serve_http(sys.argv[4])
+        else:
+            main()
     except (BrokenPipeError, KeyboardInterrupt):
         pass

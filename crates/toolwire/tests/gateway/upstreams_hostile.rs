@@ -1,8 +1,8 @@
 //! Upstreams are untrusted peers (DESIGN §15): an MCP server the gateway does not control may
 //! answer 100 MB, never answer, answer garbage, flood notifications and `list_changed`, storm
 //! the gateway with requests, declare thousands of tools or name them with control characters.
-//! Each test puts the hostile server (`hostile_upstream.py`, standard-library Python on stdio)
-//! beside a well-behaved upstream (a second toolwire on stdio) and the gateway's native demo
+//! Each test puts the hostile server (`hostile_upstream.py`, standard-library Python on stdio,
+//! or on Streamable HTTP for the answer that is too large, never comes, or is garbage) beside a well-behaved upstream (a second toolwire on stdio) and the gateway's native demo
 //! tools, and asserts that the hostile call ends within its limit as `upstream_unavailable`
 //! (or the misbehaviour is bounded), that the others keep answering during and after, and that
 //! the gateway's memory stays bounded.
@@ -54,6 +54,62 @@ timeout_ms = {limit}
     );
     let server = Server::start_in(dir, Some(&text), &[]);
     (server, state)
+}
+
+/// The hostile server serving Streamable HTTP on a loopback port, killed on drop.
+struct HttpHostile {
+    child: std::process::Child,
+    url: String,
+}
+
+impl HttpHostile {
+    fn start(mode: &str, dir: &Path) -> Self {
+        let port_file = dir.join("hostile.port");
+        let child = std::process::Command::new("python3")
+            .arg(script())
+            .args([mode, "", "--http"])
+            .arg(&port_file)
+            .stdin(std::process::Stdio::null())
+            .spawn()
+            .expect("start the hostile server");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let port = loop {
+            if let Ok(port) = std::fs::read_to_string(&port_file) {
+                break port;
+            }
+            assert!(Instant::now() < deadline, "the hostile server did not start");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        Self { child, url: format!("http://127.0.0.1:{}/mcp", port.trim()) }
+    }
+}
+
+impl Drop for HttpHostile {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Like [`gateway`] with the hostile server over Streamable HTTP.
+fn gateway_http(mode: &str) -> (Server, HttpHostile) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let hostile = HttpHostile::start(mode, dir.path());
+    let text = format!(
+        r#"[auth]
+anonymous = true
+{good}
+[[upstreams]]
+name = "hostile"
+url = "{url}"
+tool_prefix = "hostile_"
+timeout_ms = {limit}
+"#,
+        good = stdio_upstream(dir.path(), "good"),
+        url = hostile.url,
+        limit = LIMIT.as_millis(),
+    );
+    (Server::start_in(dir, Some(&text), &[]), hostile)
 }
 
 /// The gateway's resident memory in KiB.
@@ -140,6 +196,38 @@ fn a_100_mb_answer_is_dropped_and_the_call_ends_unavailable() {
         peak < before + 128 * 1024,
         "the gateway grew from {before} KiB to {peak} KiB for a 100 MB answer"
     );
+}
+
+#[test]
+fn over_http_a_100_mb_answer_ends_unavailable_with_memory_bounded() {
+    let (server, _hostile) = gateway_http("huge");
+    let before = rss_kib(&server);
+    let (answer, took, peak) = hostile_call_beside_others(&server, Duration::from_secs(5));
+    // The answer is read up to the 64 MiB cap of one HTTP answer and refused there.
+    let text = assert_unavailable(&answer);
+    assert!(text.contains("its answer was over the limit of 64 MiB for one answer"), "{text}");
+    assert!(text.contains("The operator should check the upstream server"), "{text}");
+    assert!(took < LIMIT + Duration::from_secs(2), "the call took {took:?}");
+    assert!(
+        peak < before + 160 * 1024,
+        "the gateway grew from {before} KiB to {peak} KiB for a 100 MB answer"
+    );
+}
+
+#[test]
+fn over_http_silence_and_garbage_end_unavailable_and_others_keep_serving() {
+    let (server, _hostile) = gateway_http("silent");
+    let (answer, took, _) = hostile_call_beside_others(&server, Duration::from_secs(3));
+    let text = assert_unavailable(&answer);
+    assert!(text.contains("did not answer within 3000 ms"), "{text}");
+    assert!(took >= LIMIT && took < LIMIT + Duration::from_secs(2), "the call took {took:?}");
+    let (server, _hostile) = gateway_http("garbage");
+    let (answer, took, _) = hostile_call_beside_others(&server, Duration::from_secs(3));
+    let text = assert_unavailable(&answer);
+    assert!(text.contains("its answer was not a JSON-RPC message"), "{text}");
+    assert!(took < LIMIT, "the call took {took:?}, as long as its limit");
+    let log = server.stderr();
+    assert!(!log.contains('\u{1b}'), "a raw escape reached the log:\n{log}");
 }
 
 #[test]

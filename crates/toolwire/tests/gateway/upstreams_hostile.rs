@@ -7,8 +7,8 @@
 //! (or the misbehaviour is bounded), that the others keep answering during and after, and that
 //! the gateway's memory stays bounded.
 //!
-//! The bounds, all in `toolwire-gateway/src/upstreams/`: a stdio message above 16 MiB is dropped
-//! as it is read; at most 1000 tools and 16 MiB of tool definitions per upstream (10 000
+//! The bounds, all in `toolwire-gateway/src/upstreams/`: a stdio message above 16 MiB is skipped
+//! as it is read and answered in its place with an error (an HTTP answer above 64 MiB refused); at most 1000 tools and 16 MiB of tool definitions per upstream (10 000
 //! resources, templates or prompts and 16 MiB of each), from at most 200 pages; `list_changed`
 //! re-lists at most once a second; 64 progress notifications queued per call; tool names outside
 //! `[A-Za-z0-9_.-]` refused, control characters removed from descriptions and titles, and the

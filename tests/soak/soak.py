@@ -365,13 +365,24 @@ def store_down_for_tasks(answer: Any) -> bool:
             and error.get("data") == {"retryable": True})
 
 
-async def follow_task(client: Client, created: dict[str, Any], out: Outcomes, redis: Redis) -> Any:
+async def follow_task(client: Client, created: dict[str, Any], out: Outcomes, redis: Redis,
+                      cancel: bool) -> Any:
     """Polls a task to its end: the answer `tools/call` would have given (a result, or the
-    task's error as a JSON-RPC error), or None after a finding."""
+    task's error as a JSON-RPC error), or None once it is counted as cancelled or after a
+    finding. With `cancel`, the task is cancelled first: it ends `cancelled`, or `completed`
+    when it finished before the cancellation reached it."""
     task_id = created.get("taskId")
     if created.get("resultType") != "task" or not isinstance(task_id, str):
         out.bad("no task", json.dumps(created)[:300])
         return None
+    if cancel:
+        start = time.monotonic()
+        status, answer = await client.post("tasks/cancel", {"taskId": task_id}, tasks=True)
+        if status == 200 and store_down_for_tasks(answer) and redis.overlaps(start, time.monotonic()):
+            out.counts["soak_app task: tasks/cancel refused while Redis is down"] += 1
+        elif status != 200 or "result" not in answer:
+            out.bad("tasks/cancel failed", f"HTTP {status} {json.dumps(answer)[:300]}")
+            return None
     deadline = time.monotonic() + CLIENT_TIMEOUT
     while time.monotonic() < deadline:
         start = time.monotonic()
@@ -379,8 +390,11 @@ async def follow_task(client: Client, created: dict[str, Any], out: Outcomes, re
         if status == 200 and "result" in answer:
             task = answer["result"]
             if task.get("status") == "completed":
-                out.counts["soak_app task: completed"] += 1
+                out.counts["soak_app task: completed" + (" before its cancellation" if cancel else "")] += 1
                 return {"result": task.get("result", {})}
+            if task.get("status") == "cancelled" and cancel:
+                out.counts["soak_app task: cancelled"] += 1
+                return None
             if task.get("status") in ("failed", "cancelled", "input_required"):
                 out.bad("task ended otherwise", json.dumps(task)[:300])
                 return None
@@ -456,6 +470,7 @@ async def one_call(client: Client, rng: random.Random, n: int, out: Outcomes, re
     # console (each draw is taken for every call, so that the calls stay the same whatever the
     # revision).
     as_task = rng.random() < args.task_share and tool == "soak_app" and client.revision == STATELESS
+    cancel = rng.random() < args.cancel_share
     if rng.random() < args.console_share:
         try:
             await console_call(client, tool, arguments, expect, out, redis, upstream)
@@ -466,7 +481,7 @@ async def one_call(client: Client, rng: random.Random, n: int, out: Outcomes, re
     try:
         status, answer = await client.post("tools/call", {"name": tool, "arguments": arguments}, tasks=as_task)
         if as_task and status == 200 and "result" in answer:
-            answer = await follow_task(client, answer["result"], out, redis)
+            answer = await follow_task(client, answer["result"], out, redis, cancel)
             if answer is None:
                 return
         elif as_task and status == 200 and store_down_for_tasks(answer) and redis.overlaps(start, time.monotonic()):
@@ -704,6 +719,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--upstream-share", type=float, default=0.1)
     p.add_argument("--task-share", type=float, default=0.25,
                    help="the share of 2026-07-28 soak_app calls that declare the tasks extension")
+    p.add_argument("--cancel-share", type=float, default=0.2,
+                   help="the share of tasks cancelled as soon as they are created")
     p.add_argument("--console-share", type=float, default=0.02,
                    help="the share of calls made through the console's API instead of tools/call")
     p.add_argument("--rss-bound-mib", type=float, default=float(os.environ.get("SOAK_RSS_BOUND_MIB", 256)))

@@ -80,7 +80,7 @@ pub(crate) fn router(console: Console) -> axum::Router {
         .route("/console/api/tools", get(tools))
         .route("/console/api/call", post(call))
         .route("/console/api/read", post(read))
-        .layer(axum::middleware::from_fn_with_state(Arc::clone(&console), admit));
+        .route_layer(axum::middleware::from_fn_with_state(Arc::clone(&console), admit));
     axum::Router::new()
         .route("/console", get(|| async { asset(INDEX, "text/html; charset=utf-8") }))
         .route("/console/", get(|| async { asset(INDEX, "text/html; charset=utf-8") }))
@@ -93,7 +93,9 @@ pub(crate) fn router(console: Console) -> axum::Router {
             get(|| async { asset(STYLE, "text/css; charset=utf-8") }),
         )
         .merge(api)
-        .layer(axum::middleware::from_fn_with_state(Arc::clone(&console), guard))
+        // Route layers only: the router is merged into the gateway's, and a plain layer would
+        // also wrap the fallback every other unknown path answers from.
+        .route_layer(axum::middleware::from_fn_with_state(Arc::clone(&console), guard))
         .with_state(console)
 }
 

@@ -257,6 +257,19 @@ fn foreign_hosts_origins_and_simple_requests_are_refused() {
 }
 
 #[test]
+fn other_paths_answer_as_without_the_console() {
+    let config =
+        "[auth]\nanonymous = false\n\n[[auth.tokens]]\ntoken = \"t\"\nprincipal = \"ann\"\n";
+    let server = Server::start(Some(config), &[]);
+    for path in ["/nothing", "/console/nothing", "/console/api/nothing"] {
+        let answer = get(&server, path, None);
+        assert_eq!(answer.status, 404, "{path}: {}", answer.body);
+        assert!(!answer.headers.contains_key("content-security-policy"), "{path}");
+    }
+    assert_eq!(get(&server, "/console/api/tools", None).status, 401);
+}
+
+#[test]
 fn a_disabled_console_is_absent() {
     let server = Server::start(Some("[console]\nenabled = false\n"), &[]);
     assert_eq!(get(&server, "/console", None).status, 404);

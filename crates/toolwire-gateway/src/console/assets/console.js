@@ -946,6 +946,8 @@
     }
     box.appendChild(head);
 
+    var findings = Array.isArray(res.findings) ? res.findings.filter(isObject) : [];
+    if (findings.length) box.appendChild(findingsCard(findings));
     var images = Array.isArray(res.images) ? res.images.filter(isObject) : [];
     if (images.length) box.appendChild(imagesCard(images));
     var links = Array.isArray(res.links) ? res.links.filter(isObject) : [];
@@ -990,6 +992,26 @@
       });
     }
     return lines;
+  }
+
+  // What `toolwire check` found in this call (its offline page only): errors first.
+  function findingsCard(findings) {
+    var sorted = findings.slice().sort(function (a, b) {
+      return (a.severity === "error" ? 0 : 1) - (b.severity === "error" ? 0 : 1);
+    });
+    var errors = sorted.filter(function (f) { return f.severity === "error"; }).length;
+    var items = sorted.map(function (f) {
+      var error = f.severity === "error";
+      var hosts = Array.isArray(f.hosts) && f.hosts.length ? " (" + f.hosts.join(", ") + ")" : "";
+      return h("li", { class: "finding", data: { severity: str(f.severity, "warning") } },
+        h("span", { class: "badge " + (error ? "bad" : "warn"), text: error ? "error" : "warning" }), " ",
+        h("code", { text: str(f.check || f.kind, "check") }), " ",
+        h("span", { text: str(f.message) + hosts }),
+        f.at ? h("span", { class: "muted", text: " at " + str(f.at) }) : null);
+    });
+    return h("div", { class: "card findings-card" },
+      sectionTitle("What the check found", errors ? errors + " error" + (errors === 1 ? "" : "s") : "warnings only"),
+      h("ul", { class: "findings" }, items));
   }
 
   function verdict(schema) {

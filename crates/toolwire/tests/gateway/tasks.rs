@@ -525,7 +525,15 @@ fn the_experimental_tasks_of_2025_11_25() {
     let listed = alice.request("tasks/list", json!({}));
     assert_valid("2025-11-25", "ListTasksResult", &listed["result"]);
     assert_eq!(listed["result"]["tasks"][0]["taskId"], id.as_str());
-    assert_eq!(bob.request("tasks/get", json!({"taskId": id}))["error"]["code"], -32602);
+    // Another principal's request about the task is refused on every method, and the task is
+    // left as it was (bob's cancel did not cancel it); his list does not show it.
+    for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
+        let refused = bob.request(method, json!({"taskId": id}));
+        assert_eq!(refused["error"]["code"], -32602, "{method}: {refused}");
+        let message = refused["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.starts_with("Unknown task: "), "{method}: {refused}");
+    }
+    assert_eq!(bob.request("tasks/list", json!({}))["result"]["tasks"], json!([]));
 
     // tasks/result waits for the end, then the result with its task named in `_meta`.
     let result = alice.request("tasks/result", json!({"taskId": id}));

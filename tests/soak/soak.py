@@ -76,6 +76,8 @@ TOKEN = "soak-" + secrets.token_hex(12)
 APP_TIMEOUT_MS = 500
 APP_SLOW_SECONDS = 1.5
 CLIENT_TIMEOUT = 30.0
+# The TTL of the tasks that must expire: shorter than the slow app's APP_TIMEOUT_MS.
+EXPIRING_TTL_MS = 200
 # A call whose time span came this close to an outage counts as overlapping it: the gateway's
 # Redis connection notices a restart only on its next command.
 OUTAGE_GRACE = 2.0
@@ -408,6 +410,37 @@ async def follow_task(client: Client, created: dict[str, Any], out: Outcomes, re
     return None
 
 
+async def expiring_task(client: Client, arguments: dict[str, Any], out: Outcomes, redis: Redis) -> None:
+    """A 2025-11-25 task asked to live 200 ms for an app call that takes longer: it must be gone
+    (`Unknown task`) once its TTL has passed, never end otherwise."""
+    start = time.monotonic()
+    status, answer = await client.post(
+        "tools/call", {"name": "soak_app", "arguments": arguments, "task": {"ttl": EXPIRING_TTL_MS}})
+    if status == 200 and store_down_for_tasks(answer) and redis.overlaps(start, time.monotonic()):
+        out.counts["soak_app expiring task: not created while Redis is down"] += 1
+        return
+    task_id = (answer.get("result", {}).get("task", {}) if isinstance(answer, dict) else {}).get("taskId")
+    if status != 200 or not isinstance(task_id, str):
+        out.bad("expiring task not created", f"HTTP {status} {json.dumps(answer)[:300]}")
+        return
+    deadline = start + CLIENT_TIMEOUT
+    while time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+        polled = time.monotonic()
+        status, answer = await client.post("tasks/get", {"taskId": task_id})
+        error = answer.get("error", {}) if isinstance(answer, dict) else {}
+        if status == 200 and error.get("code") == -32602 and str(error.get("message", "")).startswith("Unknown task"):
+            out.counts["soak_app expiring task: gone after its TTL"] += 1
+            return
+        if status == 200 and store_down_for_tasks(answer) and redis.overlaps(polled, time.monotonic()):
+            continue
+        if status == 200 and answer.get("result", {}).get("status") == "working":
+            continue
+        out.bad("expiring task outlived its TTL or ended", f"HTTP {status} {json.dumps(answer)[:300]}")
+        return
+    out.bad("expiring task never went", task_id)
+
+
 def expected_failure(tool: str, arguments: dict[str, Any], expect: str, code: Any, message: str, outage: bool,
                      upstream_killed: bool, out: Outcomes, via: str = "") -> None:
     """Counts a failure the call may end in (or reports it): the same rules for MCP and the console."""
@@ -471,6 +504,13 @@ async def one_call(client: Client, rng: random.Random, n: int, out: Outcomes, re
     # revision).
     as_task = rng.random() < args.task_share and tool == "soak_app" and client.revision == STATELESS
     cancel = rng.random() < args.cancel_share
+    expire = rng.random() < args.expire_share
+    if expire and tool == "soak_app" and arguments["mode"] == "slow" and client.revision == "2025-11-25":
+        try:
+            await expiring_task(client, arguments, out, redis)
+        except (httpx.TransportError, ValueError) as e:
+            out.bad("expiring task: dropped connection or bad answer", f"{arguments}: {e!r}")
+        return
     if rng.random() < args.console_share:
         try:
             await console_call(client, tool, arguments, expect, out, redis, upstream)
@@ -721,6 +761,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    help="the share of 2026-07-28 soak_app calls that declare the tasks extension")
     p.add_argument("--cancel-share", type=float, default=0.2,
                    help="the share of tasks cancelled as soon as they are created")
+    p.add_argument("--expire-share", type=float, default=0.5,
+                   help="the share of slow app calls of 2025-11-25 clients made tasks that expire first")
     p.add_argument("--console-share", type=float, default=0.02,
                    help="the share of calls made through the console's API instead of tools/call")
     p.add_argument("--rss-bound-mib", type=float, default=float(os.environ.get("SOAK_RSS_BOUND_MIB", 256)))

@@ -11,12 +11,13 @@
 use base64::Engine as _;
 use serde::Serialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::facts::{facts, stub_facts};
 use crate::host::{HostProfile, HostProfiles, Reads, model_view};
 use crate::{
-    McpRevision, NeedsOffload, Output, OutputMapper, Part, Phase, Query, RenderContext,
-    RenderError, Rendered, StoredLink, Target, Timestamp, ToolOutput, ToolResult, v1,
+    McpRevision, NeedsOffload, Output, OutputMapper, Part, Phase, RenderContext, RenderError,
+    Rendered, StoredLink, Target, ToolResult, v1,
 };
 
 /// How a call ended, as the preview says it.
@@ -65,15 +66,15 @@ pub struct PreviewLink {
 }
 
 /// The result as one target receives it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WireView {
     /// The target's name (`mcp-2025-06-18`, `legacy`, `a2a-1.0`).
     pub id: &'static str,
     /// For people: `MCP 2025-06-18`, `Legacy envelope`, `A2A 1.0`.
     pub label: String,
-    /// The rendered JSON.
-    pub json: Value,
+    /// The rendered JSON, as rendered (the legacy envelope's text is JSON too).
+    pub json: Box<RawValue>,
     /// Its size in bytes.
     pub bytes: usize,
     /// The target's size limit, if any.
@@ -126,7 +127,7 @@ pub struct HostView {
 }
 
 /// The preview of one result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Preview {
     /// The tool's name.
@@ -134,7 +135,7 @@ pub struct Preview {
     /// How the call ended.
     pub outcome: PreviewOutcome,
     /// The result in its versioned form (`toolwire.result.v1`, or v2 when it asks for input).
-    pub document: Value,
+    pub document: Box<RawValue>,
     /// The output-schema verdict.
     pub schema: SchemaVerdict,
     /// The result's images.
@@ -166,45 +167,16 @@ pub enum PreviewError {
 pub struct Previewer<'a> {
     mapper: &'a OutputMapper,
     phase: Phase,
-    tool: &'a str,
-    output: Option<&'a ToolOutput>,
-    input_schema: Option<&'a Value>,
-    query: Option<Query>,
+    context: RenderContext<'a>,
     max_result_chars: Option<usize>,
-    now: Timestamp,
 }
 
 impl<'a> Previewer<'a> {
-    /// Previews of `tool`'s results through `mapper` in `phase`, rendered at `now`.
-    pub fn new(mapper: &'a OutputMapper, phase: Phase, tool: &'a str, now: Timestamp) -> Self {
-        Self {
-            mapper,
-            phase,
-            tool,
-            output: None,
-            input_schema: None,
-            query: None,
-            max_result_chars: None,
-            now,
-        }
-    }
-
-    /// The tool's declared output.
-    pub fn output(mut self, output: &'a ToolOutput) -> Self {
-        self.output = Some(output);
-        self
-    }
-
-    /// The tool's input schema.
-    pub fn input_schema(mut self, schema: &'a Value) -> Self {
-        self.input_schema = Some(schema);
-        self
-    }
-
-    /// The call, echoed by an offload stub.
-    pub fn query(mut self, query: Query) -> Self {
-        self.query = Some(query);
-        self
+    /// Previews through `mapper` in `phase` of the results of the call `context` describes (the
+    /// tool, its declared output and input schema, the call echoed by a stub, the render time);
+    /// each host view adds its host to it.
+    pub fn new(mapper: &'a OutputMapper, phase: Phase, context: RenderContext<'a>) -> Self {
+        Self { mapper, phase, context, max_result_chars: None }
     }
 
     /// The size the tool opted in to (`_meta["anthropic/maxResultSizeChars"]`).
@@ -214,20 +186,11 @@ impl<'a> Previewer<'a> {
     }
 
     fn context(&self, host: Option<&'a HostProfile>) -> RenderContext<'a> {
-        let mut cx = RenderContext::new(self.tool, self.now);
-        if let Some(output) = self.output {
-            cx = cx.output(output);
+        let cx = self.context.clone();
+        match host {
+            Some(host) => cx.host(host),
+            None => cx,
         }
-        if let Some(schema) = self.input_schema {
-            cx = cx.input_schema(schema);
-        }
-        if let Some(query) = &self.query {
-            cx = cx.query(query.clone());
-        }
-        if let Some(host) = host {
-            cx = cx.host(host);
-        }
-        cx
     }
 
     /// One render, finished with `link` when it needs storing.
@@ -265,7 +228,7 @@ impl<'a> Previewer<'a> {
             wires.push(WireView {
                 id: target.name(),
                 label: label(target),
-                json: json_of(output.json()),
+                json: raw(output.json()),
                 bytes: output.size(),
                 limit: self.mapper.config().limit(target),
                 offloaded: output.offloaded(),
@@ -280,9 +243,9 @@ impl<'a> Previewer<'a> {
             views.push(host_view(result, &host, &output, link));
         }
         Ok(Preview {
-            tool: self.tool.to_owned(),
+            tool: self.context.tool_name.to_owned(),
             outcome: outcome(result),
-            document: json_of(&v1::to_string(result)),
+            document: raw(&v1::to_string(result)),
             schema: self.verdict(result),
             images: images(result),
             links: links(result, link),
@@ -293,8 +256,9 @@ impl<'a> Previewer<'a> {
     }
 
     fn verdict(&self, result: &ToolResult) -> SchemaVerdict {
-        let declared = self.output.is_some_and(|o| o.declared().is_some());
-        let check = self.output.map_or(Ok(()), |o| o.check(result));
+        let output = self.context.output;
+        let declared = output.is_some_and(|o| o.declared().is_some());
+        let check = output.map_or(Ok(()), |o| o.check(result));
         SchemaVerdict {
             declared,
             valid: check.is_ok(),
@@ -309,7 +273,7 @@ fn host_view(
     output: &Output,
     link: Option<&StoredLink>,
 ) -> HostView {
-    let wire = json_of(output.json());
+    let wire: Value = serde_json::from_str(output.json()).unwrap_or(Value::Null);
     HostView::read(host, &wire, output.offloaded(), |view, input_required| {
         // Where the revision cannot ask, the result went out as the failure `input_required`.
         let shown = result.down_levelled();
@@ -382,9 +346,12 @@ fn label(target: Target) -> String {
     }
 }
 
-/// A render's JSON as a value; the legacy envelope and anything that is not JSON as a string.
-fn json_of(text: &str) -> Value {
-    serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
+/// A render's JSON text, kept as it is; anything that is not JSON (a tool's own text passed
+/// through on the legacy target) as a JSON string.
+fn raw(text: &str) -> Box<RawValue> {
+    serde_json::from_str(text)
+        .or_else(|_| serde_json::value::to_raw_value(text))
+        .unwrap_or_default()
 }
 
 fn outcome(result: &ToolResult) -> PreviewOutcome {
@@ -430,7 +397,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::{MapperConfig, Pagination};
+    use crate::{MapperConfig, Pagination, Timestamp};
 
     fn now() -> Timestamp {
         Timestamp::parse("2026-12-04T12:00:00Z").unwrap_or_else(|e| panic!("{e}"))
@@ -438,12 +405,9 @@ mod tests {
 
     fn preview(result: &ToolResult, mapper: &OutputMapper, link: Option<&StoredLink>) -> Preview {
         let hosts = HostProfiles::builtin();
-        match Previewer::new(mapper, Phase::Compat, "catalog_search", now()).preview(
-            result,
-            &hosts,
-            McpRevision::V2026_07_28,
-            link,
-        ) {
+        match Previewer::new(mapper, Phase::Compat, RenderContext::new("catalog_search", now()))
+            .preview(result, &hosts, McpRevision::V2026_07_28, link)
+        {
             Ok(preview) => preview,
             Err(err) => panic!("{err}"),
         }
@@ -479,7 +443,7 @@ mod tests {
             assert_eq!(host.facts.len(), 4, "{}", host.name);
         }
         assert_eq!(preview.outcome, PreviewOutcome::Success);
-        assert_eq!(preview.document["format"], "toolwire.result.v1");
+        assert!(preview.document.get().starts_with(r#"{"format":"toolwire.result.v1""#));
         assert!(preview.schema.valid && !preview.schema.declared);
     }
 
@@ -511,7 +475,7 @@ mod tests {
             .fold(MapperConfig::default(), |config, target| config.with_limit(target, Some(4096)));
         let mapper = OutputMapper::new(limited);
         let hosts = HostProfiles::builtin();
-        let previewer = Previewer::new(&mapper, Phase::Spec, "export", now());
+        let previewer = Previewer::new(&mapper, Phase::Spec, RenderContext::new("export", now()));
         let first = previewer.preview(&big, &hosts, McpRevision::V2025_11_25, None);
         assert!(matches!(first, Err(PreviewError::NeedsOffload(_))), "{first:?}");
         let link = StoredLink::new("toolwire://results/abc.1.sig").size(5012);
@@ -538,7 +502,7 @@ mod tests {
         let result = ToolResult::input_required(asks);
         let hosts = HostProfiles::builtin();
         let mapper = OutputMapper::default();
-        let previewer = Previewer::new(&mapper, Phase::Spec, "confirm", now());
+        let previewer = Previewer::new(&mapper, Phase::Spec, RenderContext::new("confirm", now()));
         for (revision, asks_user) in
             [(McpRevision::V2026_07_28, true), (McpRevision::V2025_06_18, false)]
         {
@@ -556,6 +520,12 @@ mod tests {
                 assert_eq!(marks, expected, "{revision:?} {}: {}", host.name, host.view);
             }
         }
+    }
+
+    #[test]
+    fn a_render_that_is_not_json_is_kept_as_a_json_string() {
+        assert_eq!(raw(r#"{"a": 1}"#).get(), r#"{"a": 1}"#);
+        assert_eq!(raw("plain <text>").get(), r#""plain <text>""#);
     }
 
     #[test]

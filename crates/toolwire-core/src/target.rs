@@ -30,6 +30,9 @@ impl McpRevision {
         McpRevision::V2026_07_28,
     ];
 
+    /// The newest revision (what previews and listings show when no revision is asked for).
+    pub const NEWEST: McpRevision = Self::ALL[Self::ALL.len() - 1];
+
     /// The revision's date string.
     pub fn as_str(self) -> &'static str {
         match self {

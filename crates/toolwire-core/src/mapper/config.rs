@@ -123,9 +123,9 @@ impl MapperConfig {
 /// What the mapper needs to know about the tool and the caller for one render.
 #[derive(Debug, Clone)]
 pub struct RenderContext<'a> {
-    pub(super) tool_name: &'a str,
+    pub(crate) tool_name: &'a str,
     pub(super) now: Timestamp,
-    pub(super) output: Option<&'a ToolOutput>,
+    pub(crate) output: Option<&'a ToolOutput>,
     pub(super) input_schema: Option<&'a Value>,
     pub(super) query: Option<Query>,
     pub(super) task_id: &'a str,

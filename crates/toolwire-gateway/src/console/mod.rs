@@ -280,8 +280,8 @@ async fn call(State(console): State<Arc<Console>>, request: Request) -> Response
         Err(refused) => return refused,
     };
     let revision = match call.revision.as_deref() {
-        None => McpRevision::V2026_07_28,
-        Some(name) => match McpRevision::ALL.into_iter().find(|r| r.as_str() == name) {
+        None => McpRevision::NEWEST,
+        Some(name) => match McpRevision::exact(name) {
             Some(revision) => revision,
             None => {
                 return refuse(
@@ -339,7 +339,7 @@ async fn read(State(console): State<Arc<Console>>, request: Request) -> Response
     };
     let stored = &console.server.gateway().config().stored;
     let now = chrono::Utc::now();
-    match stored.read(&uri, caller.name(), McpRevision::V2026_07_28, now).await {
+    match stored.read(&uri, caller.name(), McpRevision::NEWEST, now).await {
         Ok(result) => {
             let value = serde_json::to_value(&result).unwrap_or(Value::Null);
             match value.pointer("/contents/0") {

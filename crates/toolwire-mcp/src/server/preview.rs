@@ -8,7 +8,7 @@ use std::time::Instant;
 use serde::Serialize;
 use serde_json::Value;
 use toolwire_core::preview::{Preview, PreviewError, Previewer};
-use toolwire_core::{McpRevision, Query, Timestamp};
+use toolwire_core::{McpRevision, Query, RenderContext, Timestamp};
 use toolwire_store::OffloadOptions;
 
 use super::handler::McpServer;
@@ -71,7 +71,7 @@ impl McpServer {
         catalog
             .iter()
             .filter_map(|entry| {
-                let definition = entry.tool.definition(McpRevision::V2026_07_28)?;
+                let definition = entry.tool.definition(McpRevision::NEWEST)?;
                 Some(ToolListing {
                     source: entry.source.to_string(),
                     definition: serde_json::to_value(definition).ok()?,
@@ -107,10 +107,11 @@ impl McpServer {
         let config = &self.gateway.config;
         let input_schema = tool.spec.input_schema.as_ref().unwrap_or(&Value::Null);
         let now = Timestamp::from_datetime(chrono::Utc::now());
-        let previewer = Previewer::new(&config.mapper, config.phase, name, now)
+        let context = RenderContext::new(name, now)
             .output(&tool.output)
             .input_schema(input_schema)
-            .query(Query::new(name, arguments))
+            .query(Query::new(name, arguments));
+        let previewer = Previewer::new(&config.mapper, config.phase, context)
             .max_result_chars(tool.spec.max_result_chars);
         let rendered = |error: PreviewError| PreviewCallError::Render {
             tool: name.to_owned(),

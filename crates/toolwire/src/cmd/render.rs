@@ -162,11 +162,12 @@ fn html(
                 "--target {other}: with --html, give an MCP revision (the host views' revision)"
             )));
         }
-        None => McpRevision::V2026_07_28,
+        None => McpRevision::NEWEST,
     };
     let result = read_result(args)?;
     let hosts = HostProfiles::builtin();
-    let previewer = Previewer::new(mapper, args.phase, &args.tool, now).output(output);
+    let previewer =
+        Previewer::new(mapper, args.phase, RenderContext::new(&args.tool, now).output(output));
     let failed = |err: PreviewError| match err {
         PreviewError::Render(RenderError::LimitTooSmall { .. }) => {
             Failure { code: 3, message: format!("render: {err}") }

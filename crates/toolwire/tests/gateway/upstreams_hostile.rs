@@ -37,23 +37,31 @@ fn script() -> PathBuf {
 fn gateway(mode: &str) -> (Server, PathBuf) {
     let dir = tempfile::tempdir().expect("tempdir");
     let state = dir.path().join("hostile.listed");
+    let command = format!(
+        "command = [\"python3\", {script:?}, \"{mode}\", {state:?}]",
+        script = script().display().to_string(),
+        state = state.display().to_string(),
+    );
+    (start_beside_good(dir, &command), state)
+}
+
+/// Starts a gateway in `dir` with the demo tools, the upstream `good` and the hostile upstream
+/// reached as `reach` says (its `command` or `url` line).
+fn start_beside_good(dir: tempfile::TempDir, reach: &str) -> Server {
     let text = format!(
         r#"[auth]
 anonymous = true
 {good}
 [[upstreams]]
 name = "hostile"
-command = ["python3", {script:?}, "{mode}", {state:?}]
+{reach}
 tool_prefix = "hostile_"
 timeout_ms = {limit}
 "#,
         good = stdio_upstream(dir.path(), "good"),
-        script = script().display().to_string(),
-        state = state.display().to_string(),
         limit = LIMIT.as_millis(),
     );
-    let server = Server::start_in(dir, Some(&text), &[]);
-    (server, state)
+    Server::start_in(dir, Some(&text), &[])
 }
 
 /// The hostile server serving Streamable HTTP on a loopback port, killed on drop.
@@ -95,21 +103,8 @@ impl Drop for HttpHostile {
 fn gateway_http(mode: &str) -> (Server, HttpHostile) {
     let dir = tempfile::tempdir().expect("tempdir");
     let hostile = HttpHostile::start(mode, dir.path());
-    let text = format!(
-        r#"[auth]
-anonymous = true
-{good}
-[[upstreams]]
-name = "hostile"
-url = "{url}"
-tool_prefix = "hostile_"
-timeout_ms = {limit}
-"#,
-        good = stdio_upstream(dir.path(), "good"),
-        url = hostile.url,
-        limit = LIMIT.as_millis(),
-    );
-    (Server::start_in(dir, Some(&text), &[]), hostile)
+    let url = format!("url = \"{}\"", hostile.url);
+    (start_beside_good(dir, &url), hostile)
 }
 
 /// The gateway's resident memory in KiB.

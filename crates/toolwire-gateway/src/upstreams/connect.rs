@@ -48,7 +48,9 @@ pub(super) const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 /// passes progress on to the client whose call it is about, and relays the upstream's
 /// elicitation and sampling requests to that client when it can be asked (`Relays::asker_for`);
 /// otherwise an elicitation is declined and sampling is not supported, rmcp's own answers. It
-/// declares both capabilities to the upstream, which then may ask during a call.
+/// declares both capabilities to the upstream, which then may ask during a call, and the tasks
+/// extension, so that an upstream that has it may answer a call with a task (`super::task`; on
+/// 2026-07-28 rmcp puts the declaration in every request's `_meta`).
 #[derive(Clone)]
 pub(super) struct Handler {
     /// Notified when a list of the upstream changed.
@@ -100,8 +102,11 @@ impl rmcp::ClientHandler for Handler {
         reason = "rmcp marks sampling deprecated (SEP-2577), but the revisions an upstream speaks still have it"
     )]
     fn get_info(&self) -> ClientConfig {
-        let capabilities =
-            ClientCapabilities::builder().enable_elicitation().enable_sampling().build();
+        let capabilities = ClientCapabilities::builder()
+            .enable_elicitation()
+            .enable_sampling()
+            .enable_tasks()
+            .build();
         ClientConfig::new(capabilities, ClientConfig::default().client_info)
     }
 

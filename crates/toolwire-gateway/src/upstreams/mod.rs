@@ -1,9 +1,10 @@
 //! Upstream MCP servers re-served (DESIGN §15). `connect` opens one connection (stdio or
 //! Streamable HTTP, the newest revision the upstream accepts); `source` supervises it and offers
-//! the upstream's tools as a `ToolSource`; `tool` calls one of them; `result` turns what the
-//! upstream answers into a `ToolResult`; `extend` re-serves its resources and prompts; `relay`
-//! passes its progress on to the client; `paging` reads the upstream's lists within bounds;
-//! `lines` reads a stdio upstream's messages within their bound.
+//! the upstream's tools as a `ToolSource`; `tool` calls one of them, and `task` follows the task
+//! an upstream answers with to its end; `result` turns what the upstream answers into a
+//! `ToolResult`; `extend` re-serves its resources and prompts; `relay` passes its progress on to
+//! the client; `paging` reads the upstream's lists within bounds; `lines` reads a stdio
+//! upstream's messages within their bound.
 
 mod connect;
 mod extend;
@@ -12,6 +13,7 @@ mod paging;
 mod relay;
 mod result;
 mod source;
+mod task;
 mod tool;
 
 pub use result::{Converted, convert};

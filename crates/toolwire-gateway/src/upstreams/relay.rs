@@ -4,15 +4,17 @@
 //! upstream's requests for elicitation or sampling go to the client whose call they are about,
 //! when it is in a session and declared the capability (else they are declined); and a call the
 //! gateway stops waiting for (its limit passed, the client cancelled it) is cancelled at the
-//! upstream with `notifications/cancelled`.
+//! upstream with `notifications/cancelled`, a task of the upstream's with `tasks/cancel`.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use rmcp::model::{
-    CancelledNotificationParam, NumberOrString, ProgressNotificationParam, ProgressToken, RequestId,
+    CancelTaskParams, CancelledNotificationParam, NumberOrString, ProgressNotificationParam,
+    ProgressToken, RequestId,
 };
-use rmcp::service::{InboundStreamOrigin, Peer, RoleClient, RoleServer};
+use rmcp::service::{InboundStreamOrigin, Peer, RoleClient, RoleServer, ServiceError};
 use tokio::sync::mpsc;
 
 /// How many notifications about calls not routed (yet) are kept: the upstream may report
@@ -164,7 +166,7 @@ impl Drop for AskGuard {
 }
 
 /// How long an answer waits for the progress before it to reach its client.
-const DRAIN_LIMIT: std::time::Duration = std::time::Duration::from_secs(1);
+const DRAIN_LIMIT: Duration = Duration::from_secs(1);
 
 /// The route of one call's progress, removed when dropped (its task ends once what it holds is
 /// passed on).
@@ -196,39 +198,63 @@ impl Drop for RelayGuard {
     }
 }
 
-/// Cancels the request at the upstream when dropped before it answered.
+/// Cancels a request, or an upstream task, at the upstream when dropped before it ended.
 pub(super) struct CancelOnDrop {
     peer: Peer<RoleClient>,
-    id: Option<RequestId>,
+    what: Option<Cancel>,
+}
+
+/// What a [`CancelOnDrop`] cancels.
+enum Cancel {
+    /// A request in flight: `notifications/cancelled`.
+    Request(RequestId),
+    /// A task the upstream runs: `tasks/cancel`, waited for at most the limit.
+    Task(String, Duration),
 }
 
 impl CancelOnDrop {
     /// Armed for the request `id`.
     pub(super) fn new(peer: Peer<RoleClient>, id: RequestId) -> Self {
-        Self { peer, id: Some(id) }
+        Self { peer, what: Some(Cancel::Request(id)) }
     }
 
-    /// The upstream answered: nothing to cancel.
+    /// Armed for the upstream's task `task_id`, its `tasks/cancel` within `limit`.
+    pub(super) fn task(peer: Peer<RoleClient>, task_id: String, limit: Duration) -> Self {
+        Self { peer, what: Some(Cancel::Task(task_id, limit)) }
+    }
+
+    /// It ended: nothing to cancel.
     pub(super) fn disarm(&mut self) {
-        self.id = None;
+        self.what = None;
     }
 }
 
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
-        let Some(id) = self.id.take() else { return };
+        let Some(what) = self.what.take() else { return };
         let peer = self.peer.clone();
-        // A drop cannot wait: the notification goes from a task of its own.
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(async move {
-                let note = CancelledNotificationParam::new(
-                    Some(id),
-                    Some("the gateway stopped waiting for this call".into()),
-                );
-                if let Err(error) = peer.notify_cancelled(note).await {
-                    tracing::debug!(%error, "a cancellation could not be sent upstream");
+        // A drop cannot wait: the cancellation goes from a task of its own.
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        runtime.spawn(async move {
+            let sent = match what {
+                Cancel::Request(id) => {
+                    let why = "the gateway stopped waiting for this call";
+                    peer.notify_cancelled(CancelledNotificationParam::new(
+                        Some(id),
+                        Some(why.into()),
+                    ))
+                    .await
                 }
-            });
-        }
+                Cancel::Task(task_id, limit) => {
+                    let cancel = peer.cancel_task(CancelTaskParams::new(task_id));
+                    tokio::time::timeout(limit, cancel)
+                        .await
+                        .unwrap_or(Err(ServiceError::Timeout { timeout: limit }))
+                }
+            };
+            if let Err(error) = sent {
+                tracing::debug!(%error, "a cancellation could not be sent upstream");
+            }
+        });
     }
 }

@@ -14,7 +14,7 @@ use rmcp::service::{Peer, RoleClient};
 use serde_json::Value;
 use tokio::sync::{Notify, watch};
 use toolwire_mcp::extend::{Prompts, Resources};
-use toolwire_mcp::{ChangeSignal, Registry, SourceHealth, ToolSource, ToolSpec};
+use toolwire_mcp::{ChangeSignal, Registry, SourceHealth, TaskSupport, ToolSource, ToolSpec};
 
 use super::connect::{Connection, Handler};
 use super::extend::{Extras, Listed};
@@ -230,13 +230,14 @@ impl Shared {
         self.extras
             .replace(Listed::of(peer, &self.upstream.name, &self.upstream.tool_prefix).await?);
         let listed = self.list_tools(peer).await?;
-        let fingerprint = serde_json::to_value(&listed).ok();
+        let tasks = peer.peer_info().is_some_and(|info| info.capabilities.supports_tasks());
+        let fingerprint = serde_json::to_value((&listed, tasks)).ok();
         {
             let mut tools = lock(&self.tools);
             if fingerprint.is_some() && tools.1 == fingerprint {
                 return Ok(());
             }
-            *tools = (registry(&self.upstream, &listed, &self.link), fingerprint);
+            *tools = (registry(&self.upstream, &listed, tasks, &self.link), fingerprint);
         }
         // Fired after the lock is released: the catalog asks `tools()` again right away.
         self.signal.fire();
@@ -290,7 +291,9 @@ impl Shared {
 /// toolwire cannot publish (a name outside MCP's `[A-Za-z0-9_.-]`, a schema that does not
 /// compile) is skipped with a warning naming it, and the others are served. The upstream's
 /// words reach the log escaped (`escape_debug`): a name may hold a newline or a terminal escape.
-fn registry(upstream: &Upstream, listed: &[Tool], link: &Arc<Link>) -> Registry {
+/// When the upstream has the tasks extension (`tasks`), any of its calls may become a task
+/// there, which the gateway follows (`super::task`): its tools may run as gateway tasks too.
+fn registry(upstream: &Upstream, listed: &[Tool], tasks: bool, link: &Arc<Link>) -> Registry {
     let mut tools = Registry::named(upstream.name.clone());
     for tool in listed {
         // `listed` holds only what the allow-list admits (`Shared::list_tools`).
@@ -314,6 +317,9 @@ fn registry(upstream: &Upstream, listed: &[Tool], link: &Arc<Link>) -> Registry 
         if let Some(output) = &output {
             spec = spec.output_schema(output.clone());
         }
+        if tasks {
+            spec = spec.task_support(TaskSupport::Optional);
+        }
         let handler = UpstreamTool::new(Arc::clone(link), remote.clone(), output);
         if let Err(error) = tools.register_dyn(spec, Arc::new(handler)) {
             tracing::warn!(upstream = %upstream.name, tool = %remote.escape_debug(), error = %error.to_string().escape_debug(), "upstream tool not served");
@@ -325,7 +331,7 @@ fn registry(upstream: &Upstream, listed: &[Tool], link: &Arc<Link>) -> Registry 
 /// `text` without its control characters, newlines and tabs aside: a description is prose that
 /// may have lines, but a terminal escape, a bell or a NUL has no place in what a client shows
 /// or a model reads.
-fn printable(text: &str) -> String {
+pub(super) fn printable(text: &str) -> String {
     text.chars().filter(|&c| c == '\n' || c == '\t' || !c.is_control()).collect()
 }
 

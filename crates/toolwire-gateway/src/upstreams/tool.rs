@@ -1,15 +1,15 @@
 //! One upstream tool as the gateway calls it: `tools/call` to the upstream within the
-//! upstream's `timeout_ms`, its answer turned into a `ToolResult` (`super::result`). Whatever
-//! goes wrong on the way is a result the model can act on: the upstream's `-32602` is
-//! `invalid_arguments`; a timeout, a lost connection or another JSON-RPC error is
-//! `upstream_unavailable` saying whether to retry — never the upstream's URL or command line.
+//! upstream's `timeout_ms` (a task it answers with followed to its end, `super::task`), its
+//! result turned into a `ToolResult` (`super::result`). Whatever goes wrong on the way is a
+//! result the model can act on: the upstream's `-32602` is `invalid_arguments`; a timeout, a
+//! lost connection, another JSON-RPC error or a task that failed is `upstream_unavailable`
+//! saying whether to retry — never the upstream's URL or command line.
 
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ProgressToken,
-    ServerResult,
+    CallToolRequest, CallToolRequestParams, ClientRequest, ProgressToken, ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RoleServer, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpError;
@@ -19,6 +19,7 @@ use toolwire_core::{ErrorCode, ToolError, ToolResult};
 use toolwire_mcp::{CallContext, DynTool, ToolFuture};
 
 use super::relay::{Asker, CancelOnDrop, Relays};
+use super::task::{Failure, within};
 use crate::config::Upstream;
 use crate::metrics::Metrics;
 
@@ -84,6 +85,93 @@ impl Link {
     fn unavailable(&self, tool: &str, why: &str, retry: bool) -> ToolResult {
         self.counted("unavailable", unavailable(&self.upstream, tool, why, retry))
     }
+
+    /// The upstream's `CallToolResult` (as JSON) as a `ToolResult`, its `[]`→`{}` repair and
+    /// its outcome counted.
+    fn converted(&self, tool: &str, output: Option<&Value>, json: &Value) -> ToolResult {
+        let converted = super::result::convert(json, &self.upstream, output);
+        if converted.repaired {
+            self.metrics.upstream_repair(&self.upstream);
+            tracing::info!(
+                upstream = %self.upstream,
+                tool = %tool,
+                "read an empty array as the empty object the tool declares"
+            );
+        }
+        let failed = json.get("isError").and_then(Value::as_bool) == Some(true);
+        self.counted(if failed { "tool_error" } else { "ok" }, converted.result)
+    }
+
+    /// What the model reads of a call that brought no result, counted.
+    fn failed(&self, remote: &str, failure: Failure) -> ToolResult {
+        let upstream = &self.upstream;
+        match failure {
+            Failure::Service(ServiceError::McpError(error)) if error.code.0 == -32602 => self
+                .counted(
+                    "invalid_arguments",
+                    ToolResult::failure(ToolError::new(
+                        ErrorCode::InvalidArguments,
+                        error.message.to_string(),
+                    )),
+                ),
+            Failure::Service(ServiceError::McpError(error))
+                if error.message == super::lines::OVERSIZED =>
+            {
+                tracing::warn!(upstream = %upstream, tool = %remote, "upstream answered a call with a message over the size limit");
+                let why = format!(
+                    "its answer was over the limit of {} MiB for one message",
+                    super::connect::MAX_LINE_BYTES >> 20
+                );
+                self.unavailable(remote, &why, false)
+            }
+            // Garbage that parsed as a JSON-RPC answer, but not as a tool result: retrying
+            // the same call would read the same garbage.
+            Failure::Service(ServiceError::UnexpectedResponse) => {
+                tracing::warn!(upstream = %upstream, tool = %remote, "upstream answered a call with something other than a tool result");
+                self.unavailable(remote, "its answer was not a tool result", false)
+            }
+            Failure::Service(e) => {
+                tracing::warn!(upstream = %upstream, tool = %remote, error = %e.to_string().escape_debug(), "upstream call failed");
+                match unreadable_http_answer(&e) {
+                    Some(why) => self.unavailable(remote, &why, false),
+                    None => self.unavailable(remote, "the upstream server did not answer", true),
+                }
+            }
+            Failure::Timeout => {
+                let why = format!(
+                    "the upstream server did not answer within {} ms",
+                    self.timeout.as_millis()
+                );
+                self.unavailable(remote, &why, true)
+            }
+            Failure::Failed(message) => {
+                tracing::warn!(upstream = %upstream, tool = %remote, error = %message.escape_debug(), "upstream task failed");
+                self.unavailable(
+                    remote,
+                    &format!("its task at the upstream server failed ({message})"),
+                    false,
+                )
+            }
+            Failure::Cancelled => {
+                self.unavailable(remote, "the upstream server cancelled its task", true)
+            }
+            Failure::Lost(message) => {
+                tracing::warn!(upstream = %upstream, tool = %remote, error = %message.escape_debug(), "upstream task could not be polled");
+                self.unavailable(
+                    remote,
+                    &format!(
+                        "the upstream server answered a poll of its task with an error ({message})"
+                    ),
+                    true,
+                )
+            }
+            Failure::InputRequired => self.unavailable(
+                remote,
+                "the upstream server asked for input, which toolwire cannot relay yet",
+                false,
+            ),
+        }
+    }
 }
 
 /// One upstream tool: the upstream's own name for it, and its declared output schema (for the
@@ -125,90 +213,59 @@ impl DynTool for UpstreamTool {
             let Some(peer) = link.peer() else {
                 return Ok(link.unavailable(&remote, "the upstream server is not connected", true));
             };
-            let asked = ask(&peer, params, &link.relays, progress, asker);
-            let answer = tokio::time::timeout(link.timeout, asked).await;
+            // In a gateway task, an upstream task is waited for as long as the gateway task
+            // lives, each request within the limit; a call answered in its request has the
+            // limit all told (as app tools that answer 202 do).
+            let answer = if context.in_task() {
+                relay(&link, &peer, params, progress, asker, &context, Some(link.timeout)).await
+            } else {
+                let relayed = relay(&link, &peer, params, progress, asker, &context, None);
+                tokio::time::timeout(link.timeout, relayed).await.unwrap_or(Err(Failure::Timeout))
+            };
             Ok(match answer {
-                Ok(Ok(result)) => match serde_json::to_value(&result) {
-                    Ok(json) => {
-                        let converted =
-                            super::result::convert(&json, &link.upstream, output.as_deref());
-                        if converted.repaired {
-                            link.metrics.upstream_repair(&link.upstream);
-                            tracing::info!(
-                                upstream = %link.upstream,
-                                tool = %remote,
-                                "read an empty array as the empty object the tool declares"
-                            );
-                        }
-                        let outcome =
-                            if result.is_error == Some(true) { "tool_error" } else { "ok" };
-                        link.counted(outcome, converted.result)
-                    }
-                    Err(e) => link.unavailable(
-                        &remote,
-                        &format!("its answer could not be read ({e})"),
-                        false,
-                    ),
-                },
-                Ok(Err(ServiceError::McpError(error))) if error.code.0 == -32602 => link.counted(
-                    "invalid_arguments",
-                    ToolResult::failure(ToolError::new(
-                        ErrorCode::InvalidArguments,
-                        error.message.to_string(),
-                    )),
-                ),
-                Ok(Err(ServiceError::McpError(error)))
-                    if error.message == super::lines::OVERSIZED =>
-                {
-                    tracing::warn!(upstream = %link.upstream, tool = %remote, "upstream answered a call with a message over the size limit");
-                    link.unavailable(
-                        &remote,
-                        &format!(
-                            "its answer was over the limit of {} MiB for one message",
-                            super::connect::MAX_LINE_BYTES >> 20
-                        ),
-                        false,
-                    )
-                }
-                // Garbage that parsed as a JSON-RPC answer, but not as a tool result: retrying
-                // the same call would read the same garbage.
-                Ok(Err(ServiceError::UnexpectedResponse)) => {
-                    tracing::warn!(upstream = %link.upstream, tool = %remote, "upstream answered a call with something other than a tool result");
-                    link.unavailable(&remote, "its answer was not a tool result", false)
-                }
-                Ok(Err(e)) => {
-                    tracing::warn!(upstream = %link.upstream, tool = %remote, error = %e.to_string().escape_debug(), "upstream call failed");
-                    match unreadable_http_answer(&e) {
-                        Some(why) => link.unavailable(&remote, &why, false),
-                        None => {
-                            link.unavailable(&remote, "the upstream server did not answer", true)
-                        }
-                    }
-                }
-                Err(_) => link.unavailable(
-                    &remote,
-                    &format!(
-                        "the upstream server did not answer within {} ms",
-                        link.timeout.as_millis()
-                    ),
-                    true,
-                ),
+                Ok(json) => link.converted(&remote, output.as_deref(), &json),
+                Err(failure) => link.failed(&remote, failure),
             })
         })
     }
 }
 
-/// Sends `tools/call` and waits for the upstream's result, routing its progress to `progress`
-/// meanwhile; dropped before the answer (the limit passed, the client cancelled), it cancels the
-/// request at the upstream. An answer that is not a complete result (input required, a task) is
-/// not relayed yet: it is read as an unexpected response.
+/// One call at the upstream to its end, each request within `each` (none: the caller bounds
+/// the whole): the `tools/call` (`ask`), then the upstream's task when it answers with one
+/// (`super::task::follow`); the `CallToolResult` as JSON.
+async fn relay(
+    link: &Link,
+    peer: &Peer<RoleClient>,
+    params: CallToolRequestParams,
+    progress: Option<(Peer<RoleServer>, ProgressToken)>,
+    asker: Option<Asker>,
+    context: &CallContext,
+    each: Option<Duration>,
+) -> Result<Value, Failure> {
+    match within(each, ask(peer, params, &link.relays, progress, asker)).await? {
+        ServerResult::CallToolResult(result) => {
+            // A typed result always serializes; the failure is read as the garbage it would be.
+            serde_json::to_value(&result)
+                .map_err(|_| Failure::Service(ServiceError::UnexpectedResponse))
+        }
+        ServerResult::CreateTaskResult(task) => {
+            super::task::follow(peer, task, context, each, link.timeout).await
+        }
+        ServerResult::InputRequiredResult(_) => Err(Failure::InputRequired),
+        _ => Err(Failure::Service(ServiceError::UnexpectedResponse)),
+    }
+}
+
+/// Sends `tools/call` and waits for the upstream's answer — a result, a task or something else
+/// — routing its progress to `progress` meanwhile; dropped before the answer (the limit passed,
+/// the client cancelled), it cancels the request at the upstream.
 async fn ask(
     peer: &Peer<RoleClient>,
     params: CallToolRequestParams,
     relays: &Arc<Relays>,
     progress: Option<(Peer<RoleServer>, ProgressToken)>,
     asker: Option<Asker>,
-) -> Result<CallToolResult, ServiceError> {
+) -> Result<ServerResult, ServiceError> {
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
     let handle = peer.send_request_with_option(request, PeerRequestOptions::no_options()).await?;
     let route =
@@ -220,10 +277,7 @@ async fn ask(
     if let Some(route) = route {
         route.finish().await;
     }
-    match answer? {
-        ServerResult::CallToolResult(result) => Ok(result),
-        _ => Err(ServiceError::UnexpectedResponse),
-    }
+    answer
 }
 
 /// Why a Streamable HTTP upstream's answer could not be read, when it came but was too large or

@@ -19,6 +19,7 @@ mod ops;
 mod stdio;
 mod store_outage;
 mod tasks;
+mod tasks_relay;
 mod transport;
 mod upstreams;
 mod upstreams_hostile;

@@ -65,9 +65,25 @@ impl Server {
         config: Option<&str>,
         envs: &[(&str, &str)],
     ) -> Server {
+        Self::start_with(&[], listen, dir, config, envs)
+    }
+
+    /// Like [`Server::start`] with the flags `args` too (`--conformance`, say).
+    pub(crate) fn start_flagged(args: &[&str], config: Option<&str>) -> Server {
+        Self::start_with(args, "127.0.0.1:0", tempfile::tempdir().expect("tempdir"), config, &[])
+    }
+
+    fn start_with(
+        args: &[&str],
+        listen: &str,
+        dir: tempfile::TempDir,
+        config: Option<&str>,
+        envs: &[(&str, &str)],
+    ) -> Server {
         install_tls_provider();
         let mut command = Command::new(env!("CARGO_BIN_EXE_toolwire"));
         command.args(["serve", "--listen", listen, "--data-dir"]).arg(dir.path().join("data"));
+        command.args(args);
         if let Some(text) = config {
             let path = dir.path().join("toolwire.toml");
             std::fs::write(&path, text).expect("write config");

@@ -1,0 +1,232 @@
+//! An upstream's own tasks relayed (DESIGN §15, §17): the upstream is a second toolwire with the
+//! conformance fixtures over Streamable HTTP, reached at 2026-07-28, which answers a call of a
+//! task tool with a task because the gateway declares the extension. The gateway polls it to its
+//! end for a client answered in its request, runs it as a gateway task for a client that holds
+//! one, and cancels it at the upstream when it stops waiting — seen in the upstream's task
+//! metrics, since the upstream's task id never leaves the gateway.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::gateway::{HttpClient, Server};
+
+/// The upstream (the fixtures, anonymous) and the gateway in front of it, whose requests to the
+/// upstream have `timeout_ms`.
+fn gateways(timeout_ms: u64) -> (Server, Server) {
+    let upstream = Server::start_flagged(&["--conformance"], Some("[auth]\nanonymous = true\n"));
+    let config = format!(
+        r#"demo_tools = false
+phase = "spec"
+
+[auth]
+anonymous = true
+
+[[upstreams]]
+name = "conf"
+url = "{url}"
+tool_prefix = "conf_"
+tools = ["slow_compute", "failing_job", "protocol_error_job", "confirm_delete", "greet"]
+timeout_ms = {timeout_ms}
+"#,
+        url = upstream.url,
+    );
+    let gateway = Server::start(Some(&config), &[]);
+    (upstream, gateway)
+}
+
+/// `result` without its `_meta` (a timestamp, the server's name).
+fn sans_meta(result: &Value) -> Value {
+    let mut result = result.clone();
+    if let Some(fields) = result.as_object_mut() {
+        fields.remove("_meta");
+    }
+    result
+}
+
+/// The `_meta` of a 2026-07-28 request that declares the tasks extension.
+fn with_tasks(mut params: Value) -> Value {
+    params["_meta"] = json!({"io.modelcontextprotocol/clientCapabilities": {
+        "extensions": {"io.modelcontextprotocol/tasks": {}}
+    }});
+    params
+}
+
+fn task_request(client: &mut HttpClient, method: &str, task_id: &str) -> Value {
+    client.request(method, with_tasks(json!({"taskId": task_id})))
+}
+
+/// Calls `tool` declaring the extension and returns the id of the gateway task it became.
+fn start_task(client: &mut HttpClient, tool: &str, arguments: Value) -> String {
+    let created =
+        client.request("tools/call", with_tasks(json!({"name": tool, "arguments": arguments})));
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    created["result"]["taskId"].as_str().unwrap_or_else(|| panic!("{created}")).to_owned()
+}
+
+/// A result of one text block, as a client reads it (phase `spec`).
+fn text_result(text: &str) -> Value {
+    json!({"content": [{"type": "text", "text": text}]})
+}
+
+/// `result` as 2026-07-28 has it.
+fn complete(mut result: Value) -> Value {
+    result["resultType"] = json!("complete");
+    result
+}
+
+/// The gateway task `task_id` once `done(task)` holds, polled within ten seconds.
+fn poll_until(client: &mut HttpClient, task_id: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let started = Instant::now();
+    loop {
+        let got = task_request(client, "tasks/get", task_id)["result"].clone();
+        if done(&got) {
+            return got;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "still {got}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The `/metrics` page of `server`.
+fn metrics(server: &Server) -> String {
+    let url = server.url.replace("/mcp", "/metrics");
+    reqwest::blocking::get(url).unwrap().text().unwrap()
+}
+
+/// Waits (ten seconds at most) until `server`'s metrics hold `line`.
+fn assert_metric(server: &Server, line: &str) {
+    let started = Instant::now();
+    loop {
+        let page = metrics(server);
+        if page.lines().any(|l| l == line) {
+            return;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "missing {line} in\n{page}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The `toolwire_tasks_total` line of the upstream's `tool` for `event`.
+fn upstream_tasks(tool: &str, event: &str, count: u32) -> String {
+    format!("toolwire_tasks_total{{tool=\"{tool}\",event=\"{event}\"}} {count}")
+}
+
+#[test]
+fn an_upstream_task_is_polled_to_its_result_for_a_client_answered_in_its_request() {
+    let (upstream, gateway) = gateways(3000);
+    // The upstream has the extension: its tools may run as gateway tasks.
+    let mut old = HttpClient::connect(&gateway.url, "2025-11-25", None);
+    let listed = old.request("tools/list", json!({}));
+    let slow = listed["result"]["tools"]
+        .as_array()
+        .and_then(|tools| tools.iter().find(|t| t["name"] == "conf_slow_compute"))
+        .unwrap_or_else(|| panic!("{listed}"));
+    assert_eq!(slow["execution"], json!({"taskSupport": "optional"}), "{slow}");
+
+    let arguments = json!({"seconds": 0.5, "label": "sums"});
+    let mut client = HttpClient::connect(&gateway.url, "2025-06-18", None);
+    let got = client.call("conf_slow_compute", arguments.clone());
+    assert_eq!(sans_meta(&got["result"]), text_result("Computed sums in 0.5 s"), "{got}");
+    // The upstream made a task of it (the gateway declares the extension) and it completed.
+    assert_metric(&upstream, &upstream_tasks("slow_compute", "created", 1));
+    assert_metric(&upstream, &upstream_tasks("slow_compute", "completed", 1));
+
+    // A 2026-07-28 client without the extension: the same, answered in its request.
+    let mut bare = HttpClient::connect(&gateway.url, "2026-07-28", None);
+    let got = bare.call("conf_slow_compute", arguments);
+    assert_eq!(sans_meta(&got["result"]), complete(text_result("Computed sums in 0.5 s")));
+    assert_metric(&upstream, &upstream_tasks("slow_compute", "completed", 2));
+    assert_metric(&gateway, "toolwire_upstream_calls_total{upstream=\"conf\",outcome=\"ok\"} 2");
+}
+
+/// What a client reads of the upstream's `failing_job` (phase `spec`).
+fn failing_job() -> Value {
+    let message = "The job failed, as it always does";
+    json!({
+        "content": [
+            {"type": "text", "text": message},
+            {"type": "text", "text": "{\"error\":{\"code\":\"tool_error\"}}"}
+        ],
+        "structuredContent": {"error": {"code": "tool_error", "message": message}},
+        "isError": true
+    })
+}
+
+#[test]
+fn a_gateway_task_relays_the_upstream_s_beyond_the_request_limit() {
+    // Each request to the upstream within 1 s; the upstream's task takes 2.
+    let (upstream, gateway) = gateways(1000);
+    let mut client = HttpClient::connect(&gateway.url, "2026-07-28", None);
+    let id = start_task(&mut client, "conf_slow_compute", json!({"seconds": 2, "label": "sums"}));
+    // The upstream's status message is the gateway task's.
+    let working = poll_until(&mut client, &id, |t| t["statusMessage"] == "computing sums");
+    assert_eq!(working["status"], "working", "{working}");
+    let done = poll_until(&mut client, &id, |t| t["status"] != "working");
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(sans_meta(&done["result"]), complete(text_result("Computed sums in 2 s")));
+    assert_metric(&upstream, &upstream_tasks("slow_compute", "completed", 1));
+
+    // A tool error inside the upstream's task: the gateway task completes with it.
+    let id = start_task(&mut client, "conf_failing_job", json!({}));
+    let done = poll_until(&mut client, &id, |t| t["status"] != "working");
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(sans_meta(&done["result"]), complete(failing_job()), "{done}");
+}
+
+#[test]
+fn a_tool_error_a_failed_task_and_input_inside_a_task_reach_the_client() {
+    let (upstream, gateway) = gateways(3000);
+    let mut client = HttpClient::connect(&gateway.url, "2025-06-18", None);
+    // A task that ends in a tool error (`completed`, `isError`): the tool's failure.
+    let got = client.call("conf_failing_job", json!({}));
+    assert_eq!(sans_meta(&got["result"]), failing_job(), "{got}");
+    assert_metric(&upstream, &upstream_tasks("failing_job", "completed", 1));
+
+    // A task that ends `failed` (a JSON-RPC error inside it): upstream_unavailable naming it.
+    let got = client.call("conf_protocol_error_job", json!({}));
+    assert_eq!(
+        got["result"]["content"][0]["text"],
+        "Tool protocol_error_job of conf is unavailable: its task at the upstream server failed (tool protocol_error_job failed with an internal error). The operator should check the upstream server.",
+        "{got}"
+    );
+
+    // A task that asks for input: not relayed yet, so it is cancelled at the upstream.
+    let got = client.call("conf_confirm_delete", json!({"filename": "a.txt"}));
+    let text = got["result"]["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        text.starts_with("Tool confirm_delete of conf is unavailable: the upstream server asked for input, which toolwire cannot relay yet."),
+        "{got}"
+    );
+    assert_metric(&upstream, &upstream_tasks("confirm_delete", "cancelled", 1));
+    assert!(!text.contains(&upstream.url), "the upstream's URL leaked: {text}");
+}
+
+#[test]
+fn the_upstream_s_task_is_cancelled_when_the_gateway_stops_waiting() {
+    let (upstream, gateway) = gateways(1000);
+    // The gateway task is cancelled while the upstream's runs.
+    let mut client = HttpClient::connect(&gateway.url, "2026-07-28", None);
+    let id = start_task(&mut client, "conf_slow_compute", json!({"seconds": 60, "label": "long"}));
+    poll_until(&mut client, &id, |t| t["statusMessage"] == "computing long");
+    let ack = task_request(&mut client, "tasks/cancel", &id);
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    assert_metric(&upstream, &upstream_tasks("slow_compute", "cancelled", 1));
+
+    // A call answered in its request that outlives `timeout_ms`.
+    let mut sync = HttpClient::connect(&gateway.url, "2025-06-18", None);
+    let got = sync.call("conf_slow_compute", json!({"seconds": 60, "label": "long"}));
+    assert_eq!(
+        got["result"]["content"][0]["text"],
+        "Tool slow_compute of conf is unavailable: the upstream server did not answer within 1000 ms. Try again later.",
+        "{got}"
+    );
+    assert_metric(&upstream, &upstream_tasks("slow_compute", "cancelled", 2));
+    assert!(
+        !metrics(&upstream)
+            .contains("toolwire_tasks_total{tool=\"slow_compute\",event=\"completed\"}"),
+        "an upstream task ran to its end"
+    );
+}

@@ -2,8 +2,9 @@
 //! conformance fixtures over Streamable HTTP, reached at 2026-07-28, which answers a call of a
 //! task tool with a task because the gateway declares the extension. The gateway polls it to its
 //! end for a client answered in its request, runs it as a gateway task for a client that holds
-//! one, and cancels it at the upstream when it stops waiting — seen in the upstream's task
-//! metrics, since the upstream's task id never leaves the gateway.
+//! one (2026-07-28's extension or 2025-11-25's `params.task`), and cancels it at the upstream
+//! when it stops waiting — seen in the upstream's task metrics, since the upstream's task id
+//! never leaves the gateway.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -115,7 +116,7 @@ fn upstream_tasks(tool: &str, event: &str, count: u32) -> String {
 }
 
 #[test]
-fn an_upstream_task_is_polled_to_its_result_for_a_client_answered_in_its_request() {
+fn an_upstream_task_is_polled_to_its_result_whatever_the_client_holds() {
     let (upstream, gateway) = gateways(3000);
     // The upstream has the extension: its tools may run as gateway tasks.
     let mut old = HttpClient::connect(&gateway.url, "2025-11-25", None);
@@ -136,10 +137,23 @@ fn an_upstream_task_is_polled_to_its_result_for_a_client_answered_in_its_request
 
     // A 2026-07-28 client without the extension: the same, answered in its request.
     let mut bare = HttpClient::connect(&gateway.url, "2026-07-28", None);
-    let got = bare.call("conf_slow_compute", arguments);
+    let got = bare.call("conf_slow_compute", arguments.clone());
     assert_eq!(sans_meta(&got["result"]), complete(text_result("Computed sums in 0.5 s")));
     assert_metric(&upstream, &upstream_tasks("slow_compute", "completed", 2));
-    assert_metric(&gateway, "toolwire_upstream_calls_total{upstream=\"conf\",outcome=\"ok\"} 2");
+
+    // A 2025-11-25 client that asks for a task of its revision's kind gets one, which relays
+    // the upstream's.
+    let call = json!({"name": "conf_slow_compute", "arguments": arguments, "task": {"ttl": 60000}});
+    let created = old.request("tools/call", call);
+    let id = created["result"]["task"]["taskId"].as_str().unwrap_or_else(|| panic!("{created}"));
+    let result = old.request("tasks/result", json!({"taskId": id}));
+    assert_eq!(
+        result["result"]["content"],
+        text_result("Computed sums in 0.5 s")["content"],
+        "{result}"
+    );
+    assert_metric(&upstream, &upstream_tasks("slow_compute", "completed", 3));
+    assert_metric(&gateway, "toolwire_upstream_calls_total{upstream=\"conf\",outcome=\"ok\"} 3");
 }
 
 /// What a client reads of the upstream's `failing_job` (phase `spec`).

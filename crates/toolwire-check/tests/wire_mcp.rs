@@ -279,7 +279,19 @@ fn a_uri_must_be_a_uri() {
         check(McpRevision::V2025_06_18, &value),
         vec![WireViolation::new(
             "/content/0/resource/uri",
-            "value is not a \"uri\" (official 2025-06-18 CallToolResult)"
+            "value is not a \"uri\" (official 2025-06-18 CallToolResult); SDK clients read it as any string"
+        )]
+    );
+}
+
+#[test]
+fn data_must_be_base64_as_clients_read_it() {
+    let value = json!({"content": [{"type": "image", "data": "a-b_", "mimeType": "image/png"}]});
+    assert_eq!(
+        check(McpRevision::V2025_06_18, &value),
+        vec![WireViolation::new(
+            "/content/0/data",
+            "value is not a \"byte\" (official 2025-06-18 CallToolResult)"
         )]
     );
 }

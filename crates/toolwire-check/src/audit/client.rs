@@ -112,12 +112,13 @@ impl Session {
 
     fn official(&mut self, method: &str, definition: &str, result: &Value) {
         for violation in wire::official_mcp_violations(self.revision, definition, result) {
-            self.findings.push(Finding::revision(
+            let finding = Finding::revision(
                 self.revision,
                 "official-schema",
                 format!("{method} {}", location(&violation)),
-                violation.message,
-            ));
+                &violation.message,
+            );
+            self.findings.push(finding.weighed(&violation));
         }
     }
 

@@ -79,12 +79,13 @@ pub fn check(revision: McpRevision, pages: &[Value]) -> (Vec<ToolDef>, Vec<Findi
         for violation in wire::official_mcp_violations(revision, "ListToolsResult", page) {
             let at = format!("{base}{}", location(&violation));
             let tool = tool_index(&violation.path).and_then(name_of);
-            findings.push(match tool {
+            let finding = match tool {
                 Some(name) => {
-                    Finding::tool(revision, name, "official-schema", at, violation.message)
+                    Finding::tool(revision, name, "official-schema", at, &violation.message)
                 }
-                None => Finding::revision(revision, "official-schema", at, violation.message),
-            });
+                None => Finding::revision(revision, "official-schema", at, &violation.message),
+            };
+            findings.push(finding.weighed(&violation));
         }
         for (i, raw) in listed.iter().enumerate() {
             let Some(name) = raw.get("name").and_then(Value::as_str) else {

@@ -143,6 +143,13 @@ impl Finding {
     pub fn warning(self) -> Self {
         Self { severity: Severity::Warning, ..self }
     }
+
+    /// The same finding, a warning when its official-schema `violation` is one clients read
+    /// past (a `uri` member that is not a URI).
+    #[must_use]
+    pub(crate) fn weighed(self, violation: &crate::wire::WireViolation) -> Self {
+        if crate::wire::official_read_as_text(violation) { self.warning() } else { self }
+    }
 }
 
 /// What to audit and how.

@@ -67,11 +67,9 @@ pub fn check(context: &Context<'_>, answer: &Answer) -> Vec<Finding> {
     // `check` appends the contract to the official violations, and `check_with_schema` the
     // outputSchema ones to both, so the tails are each part's own.
     for violation in &official {
-        out.push(context.finding(
-            "official-schema",
-            &location(violation),
-            violation.message.clone(),
-        ));
+        let finding =
+            context.finding("official-schema", &location(violation), violation.message.clone());
+        out.push(finding.weighed(violation));
     }
     for violation in valid.get(official.len()..).unwrap_or_default() {
         let finding =
@@ -419,6 +417,36 @@ mod tests {
                 (Severity::Warning, "wire-contract", at("/isError")),
                 (Severity::Warning, "wire-contract", at("/content/0/extra")),
                 (Severity::Error, "wire-contract", at("/content/1/type")),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_uri_that_is_no_uri_is_a_warning_and_data_that_is_no_base64_an_error() {
+        let case = Case { label: "minimal".to_owned(), arguments: None, expect: Expect::Any };
+        let tool = tool(None);
+        let context =
+            Context { revision: McpRevision::V2025_06_18, tool: &tool, case: &case, host: None };
+        let result = json!({"content": [
+            {"type": "resource_link", "uri": "./report.csv", "name": "report"},
+            {"type": "image", "data": "not base64!", "mimeType": "image/png"}]});
+        let answer = Answer { message: json!({"jsonrpc": "2.0", "id": 1, "result": result}) };
+        let graded: Vec<(Severity, String, String)> =
+            check(&context, &answer).into_iter().map(|f| (f.severity, f.at, f.message)).collect();
+        let at = |path: &str| format!("tools/call minimal {path}");
+        assert_eq!(
+            graded,
+            vec![
+                (
+                    Severity::Warning,
+                    at("/content/0/uri"),
+                    r#"value is not a "uri" (official 2025-06-18 CallToolResult); SDK clients read it as any string"#.to_owned()
+                ),
+                (
+                    Severity::Error,
+                    at("/content/1/data"),
+                    r#"value is not a "byte" (official 2025-06-18 CallToolResult)"#.to_owned()
+                ),
             ]
         );
     }

@@ -23,6 +23,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 pub(crate) use contract::tolerated as contract_tolerated;
+pub(crate) use official::read_as_text as official_read_as_text;
 pub(crate) use toolwire_core::pointer::{push as pointer, push_index as index};
 use toolwire_core::{A2aVersion, McpRevision, Target};
 

@@ -4,7 +4,8 @@
 //! the schema's own `definitions` (draft-07) or `$defs` (2020-12) so every `$ref` resolves inside
 //! the document. A2A 0.3: `Task` of the official JSON Schema. A2A 1.0: the schema derived from
 //! `a2a.proto`, whose root is a `Task`. Format assertions are on for every draft, so a `uri` must
-//! be an RFC 3986 URI as the specifications require.
+//! be an RFC 3986 URI as the specifications require, and `byte` data base64 as clients read it;
+//! a violation of a format clients do not check says so ([`read_as_text`]).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -38,6 +39,7 @@ impl Official {
         let validator = root.and_then(|root| {
             jsonschema::options()
                 .should_validate_formats(true)
+                .with_format("byte", forgiving_base64)
                 .offline()
                 .build(&root)
                 .map_err(|err| err.to_string())
@@ -85,11 +87,45 @@ impl Official {
             }
             return;
         }
+        let read_as_text = matches!(err.kind(), ValidationErrorKind::Format { format }
+            if TEXT_FORMATS.contains(&format.as_str()));
+        let note = if read_as_text { READ_AS_TEXT } else { "" };
         out.push(WireViolation::new(
             err.instance_path().as_str(),
-            format!("{} ({})", err.masked(), self.name),
+            format!("{} ({}){note}", err.masked(), self.name),
         ));
     }
+}
+
+/// Whether `text` is base64 as a browser's `atob` reads it (WHATWG "forgiving-base64 decode":
+/// ASCII whitespace ignored, padding optional), which is what the official TypeScript SDK client
+/// checks a `byte` member against; jsonschema knows no `byte` format of its own.
+fn forgiving_base64(text: &str) -> bool {
+    let mut length = 0usize;
+    let mut padding = 0usize;
+    for byte in text.bytes().filter(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\x0c' | b'\r')) {
+        match byte {
+            b'=' => padding += 1,
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'+' | b'/' if padding == 0 => length += 1,
+            _ => return false,
+        }
+    }
+    let padded = (length + padding).is_multiple_of(4) && padding <= 2;
+    (padding == 0 || padded) && length % 4 != 1
+}
+
+/// The `format`s SDK clients do not check: the official TypeScript SDK (1.32) and Python SDK
+/// (2.3) read every `uri` and `uri-template` member of a server's answer as any string. A `byte`
+/// member is checked (the TypeScript SDK refuses data that is not base64, failing the call).
+const TEXT_FORMATS: &[&str] = &["uri", "uri-template"];
+
+/// What a violation of one of [`TEXT_FORMATS`] says after the schema's name.
+const READ_AS_TEXT: &str = "; SDK clients read it as any string";
+
+/// Whether `violation`, one of [`Official::violations`], breaks only a `format` that clients do
+/// not check: nothing fails, so it weighs a warning.
+pub(crate) fn read_as_text(violation: &WireViolation) -> bool {
+    violation.message.ends_with(READ_AS_TEXT)
 }
 
 /// The alternative of an `anyOf` the instance was meant for: among those whose discriminator
@@ -207,6 +243,16 @@ fn definition_root(text: &str, definition: &str) -> Result<Value, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn base64_is_read_as_atob_reads_it() {
+        for valid in ["", "aGk=", "aGk", "aGVsbG8=", "aG Vs\nbG8=", "QUJD", "+/+/"] {
+            assert!(forgiving_base64(valid), "{valid:?}");
+        }
+        for invalid in ["a", "aGk==", "aG=k", "aGk===", "not base64!", "aGVsbG8-", "QUJDR"] {
+            assert!(!forgiving_base64(invalid), "{invalid:?}");
+        }
+    }
 
     #[test]
     fn every_embedded_schema_compiles() {

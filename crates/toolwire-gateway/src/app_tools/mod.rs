@@ -403,9 +403,14 @@ impl Endpoint {
     ) -> Result<ToolResult, Unavailable> {
         let tool = &self.tool;
         let accepted = || context.set_status("accepted by the app, which is working on it");
-        let headers = self.headers.clone();
-        let sent =
-            self.transport.send_polled(Method::POST, &self.url, headers, body, each, &accepted);
+        let sent = self.transport.send_polled(
+            Method::POST,
+            &self.url,
+            &self.headers,
+            body,
+            each,
+            &accepted,
+        );
         let mut answer = sent.await.map_err(|failure| {
             tracing::warn!(tool = %tool.name, endpoint = %self.shown, error = %failure.detail, "app request failed");
             match failure.kind {

@@ -473,7 +473,8 @@ impl Api {
         };
         let accepted = || context.set_status("accepted by the API, which is working on it");
         let method = request.method.clone();
-        let sent = self.transport.send_polled(method, &request.url, headers, body, each, &accepted);
+        let sent =
+            self.transport.send_polled(method, &request.url, &headers, body, each, &accepted);
         let mut response = sent.await.map_err(|failure| {
             tracing::debug!(openapi = %self.name, error = %failure.detail, "request failed");
             match failure.kind {

@@ -37,8 +37,7 @@ pub(crate) fn next(
     from: &Url,
     polling: bool,
 ) -> Option<Result<Next, String>> {
-    let follows = status == StatusCode::ACCEPTED || (polling && status == StatusCode::SEE_OTHER);
-    if !follows {
+    if !follows(status, polling) {
         return None;
     }
     let Some(location) = headers.get(LOCATION) else {
@@ -67,6 +66,11 @@ pub(crate) fn next(
     Some(Ok(Next { url, after }))
 }
 
+/// Whether an answer of `status` is followed: an accepted operation, or while `polling` a `303`.
+fn follows(status: StatusCode, polling: bool) -> bool {
+    status == StatusCode::ACCEPTED || (polling && status == StatusCode::SEE_OTHER)
+}
+
 /// The wait a `Retry-After` of delay-seconds asks for, within the bounds; the default without
 /// one (or with an HTTP date, which toolwire does not read).
 fn interval(headers: &HeaderMap) -> Duration {
@@ -80,19 +84,23 @@ fn interval(headers: &HeaderMap) -> Duration {
 }
 
 impl Transport {
-    /// Sends `method url` and, while the server says the operation runs on, polls it until its
-    /// final answer. `each` bounds every request (a task's call has no overall bound but its
-    /// TTL); `accepted` is called once, when the server first accepts.
+    /// Sends `method url` with `headers` and, while the server says the operation runs on, polls
+    /// it until its final answer. `each` bounds every request (a task's call has no overall
+    /// bound but its TTL); `accepted` is called once, when the server first accepts.
     pub(crate) async fn send_polled(
         &self,
         method: Method,
         url: &str,
-        headers: HeaderMap,
+        headers: &HeaderMap,
         body: Vec<u8>,
         each: Option<Duration>,
         accepted: &(dyn Fn() + Send + Sync),
     ) -> Result<Answer, SendFailure> {
         let mut answer = self.send_within(each, method, url, headers.clone(), body).await?;
+        // A final answer, the common case, costs no parse of the URL.
+        if !follows(answer.status, false) {
+            return Ok(answer);
+        }
         let Ok(mut from) = Url::parse(url) else { return Ok(answer) };
         let mut polling = false;
         loop {

@@ -1,6 +1,6 @@
 //! What an [`McpServer`](crate::McpServer) offers beside its tools: resources and resource
-//! templates, prompts, completion, resource subscriptions, the logging level, and a check that
-//! runs before every tool call.
+//! templates, prompts, completion, resource subscriptions, the logging level, a check that
+//! runs before every tool call, and being told of each session's handshake.
 //!
 //! Each extension point is a trait; a server gets one implementation of each at most
 //! ([`McpServer::with_resources`](crate::McpServer::with_resources) and its siblings), and the
@@ -22,7 +22,7 @@ use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse, Prompt,
     ReadResourceResult, Resource, ResourceTemplate, SubscriptionFilter,
 };
-use rmcp::service::{RequestContext, RoleServer};
+use rmcp::service::{Peer, RequestContext, RoleServer};
 
 /// What the async methods of the extension points return: a boxed future that may borrow the
 /// extension and the request.
@@ -105,4 +105,13 @@ pub trait Logging: Send + Sync + 'static {
 pub trait CallGuard: Send + Sync + 'static {
     /// `Ok(())` lets the call of `tool` go on.
     fn check(&self, tool: &str, request: &RequestContext<RoleServer>) -> Result<(), ErrorData>;
+}
+
+/// Told of each session whose client finished its handshake (`notifications/initialized`), to
+/// keep its peer for what the server sends it unasked (over Streamable HTTP, the session's
+/// standalone stream).
+pub trait Handshakes: Send + Sync + 'static {
+    /// The client of `peer` initialized; `extensions` are its notification's (over Streamable
+    /// HTTP, with the `http::request::Parts` of its request and so the session id).
+    fn initialized(&self, peer: &Peer<RoleServer>, extensions: &rmcp::model::Extensions);
 }

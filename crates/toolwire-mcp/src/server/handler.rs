@@ -22,7 +22,9 @@ use toolwire_core::McpRevision;
 use toolwire_store::ReadError;
 
 use super::state::Gateway;
-use crate::extend::{CallGuard, Completion, Logging, Prompts, Resources, Subscriptions};
+use crate::extend::{
+    CallGuard, Completion, Handshakes, Logging, Prompts, Resources, Subscriptions,
+};
 use crate::hosts;
 use crate::registry::Principal;
 
@@ -76,6 +78,11 @@ impl McpServer {
         self.extended(|extensions| extensions.guard = Some(Arc::new(guard)))
     }
 
+    /// The same server, telling `handshakes` of each session's `notifications/initialized`.
+    pub fn with_handshakes(self, handshakes: impl Handshakes) -> Self {
+        self.extended(|extensions| extensions.handshakes = Some(Arc::new(handshakes)))
+    }
+
     fn extended(mut self, set: impl FnOnce(&mut Extensions)) -> Self {
         set(Arc::make_mut(&mut self.extensions));
         self
@@ -127,6 +134,7 @@ pub(super) struct Extensions {
     subscriptions: Option<Arc<dyn Subscriptions>>,
     logging: Option<Arc<dyn Logging>>,
     pub(super) guard: Option<Arc<dyn CallGuard>>,
+    handshakes: Option<Arc<dyn Handshakes>>,
 }
 
 impl Extensions {
@@ -154,6 +162,7 @@ impl std::fmt::Debug for Extensions {
             .field("subscriptions", &self.subscriptions.is_some())
             .field("logging", &self.logging.is_some())
             .field("guard", &self.guard.is_some())
+            .field("handshakes", &self.handshakes.is_some())
             .finish()
     }
 }
@@ -405,6 +414,9 @@ impl rmcp::ServerHandler for McpServer {
 
     async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
         tracing::info!("client initialized");
+        if let Some(handshakes) = &self.extensions.handshakes {
+            handshakes.initialized(&context.peer, &context.extensions);
+        }
         self.gateway.catalog.hear_session(context.peer);
     }
 

@@ -1,7 +1,8 @@
 //! 2025-11-25's experimental tasks (SEP-1686), for a front end that reads the raw request:
 //! rmcp 3.11 carries only the 2026-07-28 extension's shapes (it drops `params.task` and has no
-//! `capabilities.tasks` nor `execution`), so the gateway's HTTP layer hands this revision's task
-//! requests here and adds the capability and `execution.taskSupport` to what rmcp answers.
+//! `capabilities.tasks` nor `execution`), so the gateway's layer in front of it (over Streamable
+//! HTTP and over stdio) hands this revision's task requests here and adds the capability and
+//! `execution.taskSupport` to what rmcp answers.
 //!
 //! The client asks for a task with `params.task {ttl}` on `tools/call` and gets
 //! `{task: {taskId, status, createdAt, lastUpdatedAt, ttl, pollInterval}}`; `tasks/get` answers
@@ -11,12 +12,15 @@
 //! `isError` is a `failed` task here (2026-07-28 calls it `completed`). The task itself is the
 //! same record as on 2026-07-28: the same store, principal binding, TTL and cancellation.
 //! Nothing is asked of the client inside a task on this revision: a tool that asks for input
-//! gets the failure `input_required`.
+//! gets the failure `input_required`. What `notifications/tasks/status` tells a client is
+//! [`McpServer::experimental_task_changes`]: the task's record read back at its poll interval,
+//! so a change made on another node sharing the store is told too.
 
 use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
+use futures::Stream;
 use rmcp::ErrorData;
 use rmcp::model::TaskStatus;
 use serde_json::{Map, Value, json};
@@ -82,6 +86,19 @@ fn task_id(params: &Value) -> Result<&str, ErrorData> {
         .get("taskId")
         .and_then(Value::as_str)
         .ok_or_else(|| invalid("params.taskId must be a string".to_owned()))
+}
+
+/// How long to wait between two reads of a task polled every `poll_interval_ms`: within 100 ms
+/// and a second, so that a waiting request neither hammers the store nor lags.
+fn poll_wait(poll_interval_ms: u64) -> Duration {
+    Duration::from_millis(poll_interval_ms)
+        .clamp(Duration::from_millis(100), Duration::from_secs(1))
+}
+
+/// What a status notification is sent for: the task's status and status message as shown.
+fn seen(task: &Value) -> (Value, Value) {
+    let member = |name| task.get(name).cloned().unwrap_or(Value::Null);
+    (member("status"), member("statusMessage"))
 }
 
 /// The task as 2025-11-25 shows it under `id`.
@@ -216,9 +233,7 @@ impl McpServer {
             if loaded.task.status.is_terminal() {
                 break loaded;
             }
-            let wait = Duration::from_millis(loaded.task.poll_interval_ms);
-            tokio::time::sleep(wait.clamp(Duration::from_millis(100), Duration::from_secs(1)))
-                .await;
+            tokio::time::sleep(poll_wait(loaded.task.poll_interval_ms)).await;
         };
         let task = &loaded.task;
         match task.status {
@@ -262,5 +277,52 @@ impl McpServer {
             }
         }
         json!({"tasks": tasks})
+    }
+
+    /// The task `shown` (a Task object as this revision showed it to the client that created
+    /// it, for `principal`) each time its status or status message changes from what was
+    /// last shown: what `notifications/tasks/status` carries. Read from the store at the
+    /// task's poll interval; the stream ends once the task has ended (after telling so) or is
+    /// gone, and is empty for a task shown ended.
+    pub fn experimental_task_changes(
+        &self,
+        shown: &Value,
+        principal: &Principal,
+    ) -> impl Stream<Item = Value> + Send + 'static {
+        let id = shown.get("taskId").and_then(Value::as_str).and_then(RecordId::parse);
+        let ended = matches!(
+            shown.get("status").and_then(Value::as_str),
+            Some("completed" | "failed" | "cancelled")
+        );
+        let wait = poll_wait(shown.get("pollInterval").and_then(Value::as_u64).unwrap_or(0));
+        let start = id.filter(|_| !ended).map(|id| (self.clone(), id, seen(shown)));
+        let principal = principal.clone();
+        futures::stream::unfold(start, move |state| {
+            let principal = principal.clone();
+            async move {
+                let (server, id, mut last) = state?;
+                loop {
+                    tokio::time::sleep(wait).await;
+                    let loaded = match server.load_id(id, &principal).await {
+                        Ok(Some(loaded)) => loaded,
+                        Ok(None) => return None,
+                        // The next read tries again.
+                        Err(error) => {
+                            tracing::debug!(%error, task = %id, "could not read a task to tell its status");
+                            continue;
+                        }
+                    };
+                    let task = wire(&loaded.task, id);
+                    let now = seen(&task);
+                    if loaded.task.status.is_terminal() {
+                        return Some((task, None));
+                    }
+                    if now != last {
+                        last = now;
+                        return Some((task, Some((server, id, last))));
+                    }
+                }
+            }
+        })
     }
 }

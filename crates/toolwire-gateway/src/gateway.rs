@@ -38,6 +38,9 @@ use crate::error::Failure;
 use crate::{app_tools, auth, demo, listener, metrics, ops, sessions};
 use crate::{openapi, upstreams};
 
+/// How long a stopping stdio gateway waits for rmcp's last lines to reach stdout.
+const STDOUT_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Builds a [`Gateway`] from settings and tool sources. The sources the settings name come
 /// first (the demo catalog when `demo_tools` is on, the app tools of `[[tools]]`), then the
 /// sources given here, in order; tool names are unique across all of them.
@@ -125,7 +128,14 @@ impl GatewayBuilder {
                 Err(error) => tracing::warn!(%error, "OAuth keys not loaded yet"),
             }
         }
-        let sessions = Arc::new(sessions::CappedSessions::new(&settings.transport, server.clone()));
+        // 2025-11-25's task status notifications go out on the peer each session initialized.
+        let experimental = Arc::new(crate::experimental::http::Sessions::default());
+        let server = server.with_handshakes(crate::experimental::http::Peers(experimental.clone()));
+        let sessions = Arc::new(sessions::CappedSessions::new(
+            &settings.transport,
+            server.clone(),
+            experimental,
+        ));
         Ok(Gateway {
             settings,
             server,
@@ -391,19 +401,26 @@ impl Gateway {
         let mut signals = listener::Signals::new();
         tracing::info!("toolwire serving MCP on stdio");
         on_serving();
+        // rmcp serves the pump's end of a pipe; the pump reads stdin and writes stdout
+        // (2025-11-25's experimental tasks, `crate::experimental`).
+        let (stdin, stdout) = rmcp::transport::stdio();
+        let pump = crate::experimental::stdio::pump(self.server.clone(), stdin, stdout);
         let running = self
             .server
-            .serve(rmcp::transport::stdio())
+            .serve(pump.rmcp)
             .await
             .map_err(|e| Failure::check(format!("stdio: {e}")))?;
         let token = running.cancellation_token();
-        tokio::select! {
-            quit = running.waiting() => {
-                quit.map_err(|e| Failure::check(format!("stdio: {e}")))?;
+        let quit = tokio::select! {
+            quit = running.waiting() => quit.map(drop),
+            () = signals.recv() => {
+                token.cancel();
+                Ok(())
             }
-            () = signals.recv() => token.cancel(),
-        }
-        Ok(())
+        };
+        // What rmcp wrote last reaches stdout before the process ends.
+        let _ = tokio::time::timeout(STDOUT_GRACE, pump.written).await;
+        quit.map_err(|e| Failure::check(format!("stdio: {e}")))
     }
 
     async fn serve_http(self, on_serving: impl FnOnce()) -> Result<(), Failure> {
@@ -552,7 +569,7 @@ async fn mcp(
         http::Method::DELETE => {
             sessions::delete(&endpoint.sessions, request, |r| endpoint.serve(r)).await
         }
-        _ => match crate::experimental::answer(
+        _ => match crate::experimental::http::answer(
             &endpoint.sessions.experimental,
             endpoint.sessions.server(),
             request,

@@ -24,13 +24,13 @@ use rmcp::transport::streamable_http_server::session::{ServerSseMessage, Session
 use super::config::Transport;
 
 /// rmcp's local sessions, at most `cap` at a time; the 2025-11-25 ones also known to the
-/// experimental tasks layer ([`crate::experimental`]).
+/// experimental tasks layer ([`crate::experimental::http`]).
 #[derive(Debug)]
 pub(crate) struct CappedSessions {
     inner: LocalSessionManager,
     cap: usize,
     server: toolwire_mcp::McpServer,
-    pub(crate) experimental: crate::experimental::Sessions,
+    pub(crate) experimental: Arc<crate::experimental::http::Sessions>,
 }
 
 /// Why a session operation failed.
@@ -47,15 +47,20 @@ pub(crate) enum SessionsError {
 }
 
 impl CappedSessions {
-    /// Sessions of `server` as `limits` says: the cap and the idle expiry.
-    pub(crate) fn new(limits: &Transport, server: toolwire_mcp::McpServer) -> Self {
+    /// Sessions of `server` as `limits` says: the cap and the idle expiry; the 2025-11-25 ones
+    /// also in `experimental`.
+    pub(crate) fn new(
+        limits: &Transport,
+        server: toolwire_mcp::McpServer,
+        experimental: Arc<crate::experimental::http::Sessions>,
+    ) -> Self {
         let mut inner = LocalSessionManager::default();
         inner.session_config = {
             let mut config = SessionConfig::default();
             config.keep_alive = Some(limits.session_idle);
             config
         };
-        Self { inner, cap: limits.max_sessions, server, experimental: Default::default() }
+        Self { inner, cap: limits.max_sessions, server, experimental }
     }
 
     /// The server the sessions serve.
@@ -101,7 +106,13 @@ impl SessionManager for CappedSessions {
             let live = self.inner.sessions.read().await;
             self.experimental.retain(|known| live.contains_key(known));
         }
-        Ok(crate::experimental::initialized(&self.experimental, &self.server, id, client, answer))
+        Ok(crate::experimental::http::initialized(
+            &self.experimental,
+            &self.server,
+            id,
+            client,
+            answer,
+        ))
     }
 
     async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
@@ -123,13 +134,13 @@ impl SessionManager for CappedSessions {
             &message,
             ClientJsonRpcMessage::Request(request)
                 if matches!(request.request, ClientRequest::ListToolsRequest(_))
-        ) && crate::experimental::serves(&self.experimental, id);
+        ) && crate::experimental::http::serves(&self.experimental, id);
         let stream = self.inner.create_stream(id, message).await?;
         let server = self.server.clone();
         Ok(stream.map(move |mut event| {
             if lists_tools
                 && let Some(message) = &event.message
-                && let Some(shown) = crate::experimental::tools_listed(&server, message)
+                && let Some(shown) = crate::experimental::http::tools_listed(&server, message)
             {
                 event.message = Some(Arc::new(shown));
             }

@@ -576,3 +576,46 @@ fn a_task_still_running_when_the_gateway_stops_ends_failed_saying_why() {
         "the gateway running this task stopped before it ended; call the tool again"
     );
 }
+
+/// 2025-11-25's status notifications over Streamable HTTP go to the standalone stream of the
+/// session that created the task: exactly the task `tasks/get` answers once it has ended; the
+/// stream of another session (of the same principal, or another) hears none of it.
+#[test]
+fn a_session_s_stream_hears_of_its_own_task_only() {
+    let server = Server::start(Some(TOKENS), &[]);
+    let mut alice = HttpClient::connect(&server.url, "2025-11-25", Some("alice-token"));
+    let again = HttpClient::connect(&server.url, "2025-11-25", Some("alice-token"));
+    let bob = HttpClient::connect(&server.url, "2025-11-25", Some("bob-token"));
+    let limit = Duration::from_secs(30);
+    let (heard, heard_again, heard_bob) =
+        (alice.listen(limit), again.listen(limit), bob.listen(limit));
+    let created = alice.request(
+        "tools/call",
+        json!({"name": "catalog_reprice", "arguments": {"category": "lamps", "percent": 0},
+               "task": {"ttl": 120000}}),
+    );
+    let id = created["result"]["task"]["taskId"].as_str().unwrap().to_owned();
+    let mut told = Vec::new();
+    let completed = loop {
+        let message = heard.recv_timeout(Duration::from_secs(15)).expect("no notification");
+        told.push(message.clone());
+        if message["params"]["status"] == "completed" {
+            break message;
+        }
+    };
+    for message in &told {
+        assert_valid("2025-11-25", "TaskStatusNotification", message);
+        assert_eq!(message["params"]["taskId"], id.as_str(), "{message}");
+    }
+    // The tool's progress was told while it ran.
+    assert!(told.iter().any(|m| m["params"]["status"] == "working"), "{told:?}");
+    let ended = alice.request("tasks/get", json!({"taskId": id}));
+    assert_eq!(
+        completed,
+        json!({"jsonrpc": "2.0", "method": "notifications/tasks/status", "params": ended["result"]})
+    );
+    for other in [heard_again, heard_bob] {
+        let stray = other.recv_timeout(Duration::from_millis(300));
+        assert!(stray.is_err(), "another session heard {stray:?}");
+    }
+}

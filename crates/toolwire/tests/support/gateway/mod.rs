@@ -336,6 +336,32 @@ impl HttpClient {
     pub(crate) fn call(&mut self, tool: &str, arguments: Value) -> Value {
         self.request("tools/call", json!({"name": tool, "arguments": arguments}))
     }
+
+    /// Opens the session's standalone `GET` stream: its JSON-RPC messages arrive on the
+    /// receiver (read by a thread until the stream ends or `limit` has passed).
+    pub(crate) fn listen(&self, limit: Duration) -> std::sync::mpsc::Receiver<Value> {
+        let mut request = self.http.get(&self.url).timeout(limit);
+        for (k, v) in self.headers("GET", &json!({})) {
+            if k != "Content-Type" && k != "Accept" {
+                request = request.header(k, v);
+            }
+        }
+        let response = request.header("Accept", "text/event-stream").send().expect("GET");
+        assert_eq!(response.status().as_u16(), 200, "GET stream refused");
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(response).lines() {
+                let Ok(line) = line else { return };
+                if let Some(data) = line.strip_prefix("data:")
+                    && let Ok(message) = serde_json::from_str::<Value>(data.trim())
+                    && sender.send(message).is_err()
+                {
+                    return;
+                }
+            }
+        });
+        receiver
+    }
 }
 
 /// The JSON-RPC message in a body: plain JSON or the last `data:` event carrying one.
@@ -357,14 +383,25 @@ pub(crate) struct StdioClient {
     stdout: BufReader<ChildStdout>,
     pub revision: &'static str,
     next_id: u64,
+    /// The `initialize` result (`Null` on 2026-07-28).
+    pub initialized: Value,
+    /// Messages read that answered no request (notifications), oldest first.
+    pub heard: Vec<Value>,
     _dir: tempfile::TempDir,
 }
 
 impl StdioClient {
     pub(crate) fn start(revision: &'static str) -> StdioClient {
+        Self::start_flagged(revision, &[])
+    }
+
+    /// Like [`StdioClient::start`] with the flags `args` too (`--conformance`, say).
+    pub(crate) fn start_flagged(revision: &'static str, args: &[&str]) -> StdioClient {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut child = Command::new(env!("CARGO_BIN_EXE_toolwire"))
-            .args(["serve", "--stdio", "--data-dir"])
+            .args(["serve", "--stdio"])
+            .args(args)
+            .arg("--data-dir")
             .arg(dir.path().join("data"))
             .env_remove("TOOLWIRE_PHASE")
             .stdin(Stdio::piped())
@@ -374,8 +411,17 @@ impl StdioClient {
             .expect("spawn toolwire --stdio");
         let stdin = child.stdin.take().expect("stdin");
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut client = StdioClient { child, stdin, stdout, revision, next_id: 1, _dir: dir };
-        handshake(&mut client);
+        let mut client = StdioClient {
+            child,
+            stdin,
+            stdout,
+            revision,
+            next_id: 1,
+            initialized: Value::Null,
+            heard: Vec::new(),
+            _dir: dir,
+        };
+        client.initialized = handshake(&mut client);
         client
     }
 
@@ -392,21 +438,42 @@ impl StdioClient {
         self.next_id += 1;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         let deadline = Instant::now() + Duration::from_secs(30);
-        let mut line = String::new();
         while Instant::now() < deadline {
-            line.clear();
-            if self.stdout.read_line(&mut line).expect("read") == 0 {
-                panic!("toolwire closed stdout");
-            }
-            // Nothing but JSON-RPC may appear on stdout.
-            let message: Value = serde_json::from_str(&line)
-                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
-            assert_eq!(message["jsonrpc"], "2.0", "{line}");
+            let message = self.read();
             if message["id"] == id {
                 return message;
             }
+            self.heard.push(message);
         }
         panic!("no answer to {method}");
+    }
+
+    /// The next message on stdout.
+    fn read(&mut self) -> Value {
+        let mut line = String::new();
+        if self.stdout.read_line(&mut line).expect("read") == 0 {
+            panic!("toolwire closed stdout");
+        }
+        // Nothing but JSON-RPC may appear on stdout, one message a line.
+        let message: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+        assert_eq!(message["jsonrpc"], "2.0", "{line}");
+        message
+    }
+
+    /// The first message that answered no request and satisfies `wanted`, heard within ten
+    /// seconds: kept in [`StdioClient::heard`] with the others, collected while pinging.
+    pub(crate) fn hear(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(heard) = self.heard.iter().find(|message| wanted(message)) {
+                return heard.clone();
+            }
+            assert!(Instant::now() < deadline, "never heard it; heard {:?}", self.heard);
+            std::thread::sleep(Duration::from_millis(100));
+            // What the server wrote before the answer to a ping is read before it.
+            self.request("ping", json!({}));
+        }
     }
 
     pub(crate) fn call(&mut self, tool: &str, arguments: Value) -> Value {
@@ -495,7 +562,7 @@ pub(crate) trait Rpc {
     }
     fn rpc(&mut self, method: &str, params: Value) -> Value;
     fn notify(&mut self, method: &str);
-    /// Whether 2025-11-25's experimental tasks are served here (over HTTP, not stdio).
+    /// Whether 2025-11-25's experimental tasks are served here.
     fn serves_experimental_tasks(&self) -> bool;
     fn call_tool(&mut self, tool: &str, arguments: Value) -> Value {
         self.rpc("tools/call", json!({"name": tool, "arguments": arguments}))
@@ -531,16 +598,16 @@ impl Rpc for StdioClient {
         self.send(&json!({"jsonrpc": "2.0", "method": method}));
     }
     fn serves_experimental_tasks(&self) -> bool {
-        false
+        true
     }
 }
 
 /// The `initialize` handshake of the handshake-era revisions (2026-07-28 has none): the server
-/// must answer with the requested revision and a valid `InitializeResult`.
-fn handshake(client: &mut impl Rpc) {
+/// must answer with the requested revision and a valid `InitializeResult`, which is returned.
+fn handshake(client: &mut impl Rpc) -> Value {
     let revision = client.revision();
     if revision == "2026-07-28" {
-        return;
+        return Value::Null;
     }
     let init = client.rpc(
         "initialize",
@@ -553,6 +620,7 @@ fn handshake(client: &mut impl Rpc) {
     assert_eq!(init["result"]["protocolVersion"], revision, "{init}");
     assert_valid(revision, "InitializeResult", &init["result"]);
     client.notify("notifications/initialized");
+    init["result"].clone()
 }
 
 /// `params` with the 2026-07-28 `_meta` defaults: keys the caller set (client capabilities,

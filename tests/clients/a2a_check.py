@@ -1,7 +1,8 @@
-"""Every golden A2A render against the official A2A SDK (PyPI a2a-sdk): each 1.0 task parses
-with ParseDict into a2a.types.Task (unknown fields refused), each 0.3 task validates with the
-SDK's 0.3 models without dropping or changing a key, and the SDK's 0.3 -> 1.0 conversion of each
-0.3 task equals the 1.0 task toolwire renders for the same result.
+"""Every golden A2A render, and every task without a result (working, canceled), against the
+official A2A SDK (PyPI a2a-sdk): each 1.0 task parses with ParseDict into a2a.types.Task (unknown
+fields refused), each 0.3 task validates with the SDK's 0.3 models without dropping or changing a
+key, and the SDK's 0.3 -> 1.0 conversion of each 0.3 task equals the 1.0 task toolwire renders
+for the same result.
 
 Usage: a2a_check.py <snapshot directory>
 """
@@ -31,15 +32,22 @@ def entries(path):
     return {name: "\n".join(lines) for name, lines in found.items()}
 
 
+# The snapshots of A2A renders: the golden results, and the tasks without a result (working,
+# canceled).
+SNAPSHOTS = ("golden", "golden_a2a_states")
+
+
 def renders(directory):
-    """(sample, {"a2a-0.3": doc, "a2a-1.0": doc}) for every golden sample, by sample name."""
+    """(snapshot/sample, {"a2a-0.3": doc, "a2a-1.0": doc}) for every sample of the snapshots."""
     directory = pathlib.Path(directory)
-    v03 = entries(directory / "golden__a2a-0.3.snap")
-    v10 = entries(directory / "golden__a2a-1.0.snap")
-    if v03.keys() != v10.keys():
-        sys.exit(f"the A2A snapshots hold different samples: {sorted(v03.keys() ^ v10.keys())}")
-    for sample in sorted(v03):
-        yield sample, {"a2a-0.3": v03[sample], "a2a-1.0": v10[sample]}
+    for snapshot in SNAPSHOTS:
+        v03 = entries(directory / f"{snapshot}__a2a-0.3.snap")
+        v10 = entries(directory / f"{snapshot}__a2a-1.0.snap")
+        if v03.keys() != v10.keys():
+            differ = sorted(v03.keys() ^ v10.keys())
+            sys.exit(f"the {snapshot} A2A snapshots hold different samples: {differ}")
+        for sample in sorted(v03):
+            yield f"{snapshot}/{sample}", {"a2a-0.3": v03[sample], "a2a-1.0": v10[sample]}
 
 
 def finite(value):

@@ -70,6 +70,7 @@ pub use any::{ParseError, parse_any};
 pub use data::PreparedData;
 pub use error::{ErrorCode, ToolError};
 pub use link::{STORED_RESULT_PREFIX, StoredLink};
+pub use lower::a2a::A2aTaskState;
 pub use mapper::{
     ConfigError, DEFAULT_LIMIT, MAX_INLINE, MIN_OFFLOAD_LIMIT, MapperConfig, NeedsOffload, Output,
     OutputMapper, PendingStub, RenderContext, RenderError, Rendered, StoreRefusal, asks_natively,

@@ -13,6 +13,10 @@
 //! passthrough result is one text part. Metadata keys are the MCP `_meta` keys
 //! (`<p>/generatedAt`, …); part metadata uses `<p>/title`, `<p>/description`, `<p>/size`,
 //! `<p>/expiresAt`, `<p>/uri` and (0.3 text parts) `<p>/mimeType`. Codes are written verbatim (a free string).
+//!
+//! A task without a result ([`A2aTaskState`]: still working, or canceled) has a status alone:
+//! its state, its time and, when the caller gives one, a status message of one text part (the
+//! same `<task>-status` message id); no artifacts, no metadata.
 
 use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
@@ -49,7 +53,19 @@ struct Dialect {
     completed: &'static str,
     failed: &'static str,
     input_required: &'static str,
+    working: &'static str,
+    canceled: &'static str,
     agent: &'static str,
+}
+
+impl Dialect {
+    /// The wire name of a state without a result.
+    const fn state(self, state: A2aTaskState) -> &'static str {
+        match state {
+            A2aTaskState::Working => self.working,
+            A2aTaskState::Canceled => self.canceled,
+        }
+    }
 }
 
 const fn dialect(version: A2aVersion) -> Dialect {
@@ -59,6 +75,8 @@ const fn dialect(version: A2aVersion) -> Dialect {
             completed: "completed",
             failed: "failed",
             input_required: "input-required",
+            working: "working",
+            canceled: "canceled",
             agent: "agent",
         },
         A2aVersion::V1_0 => Dialect {
@@ -66,6 +84,8 @@ const fn dialect(version: A2aVersion) -> Dialect {
             completed: "TASK_STATE_COMPLETED",
             failed: "TASK_STATE_FAILED",
             input_required: "TASK_STATE_INPUT_REQUIRED",
+            working: "TASK_STATE_WORKING",
+            canceled: "TASK_STATE_CANCELED",
             agent: "ROLE_AGENT",
         },
     }
@@ -73,6 +93,35 @@ const fn dialect(version: A2aVersion) -> Dialect {
 /// The `Task` of `layout` for `version`.
 pub(crate) fn render(layout: &Layout<'_>, version: A2aVersion, ids: &TaskIds<'_>) -> String {
     to_json_string(&Task::new(layout, dialect(version), ids))
+}
+
+/// The state of an A2A task that has no result: one still running, or one that will never
+/// have one.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum A2aTaskState {
+    /// The call was accepted and is running: `working` (0.3), `TASK_STATE_WORKING` (1.0).
+    Working,
+    /// The call was canceled before it finished: `canceled` (0.3), `TASK_STATE_CANCELED` (1.0).
+    Canceled,
+}
+
+/// The `Task` in `state` at `at` for `version`: no artifacts, no metadata, and `message` (when
+/// given) as the one text part of the status message.
+pub(crate) fn render_state(
+    version: A2aVersion,
+    state: A2aTaskState,
+    ids: &TaskIds<'_>,
+    at: Timestamp,
+    message: Option<&str>,
+) -> String {
+    let d = dialect(version);
+    let message = message.map(|text| Message::new(d, ids, Text::Borrowed(text), None));
+    to_json_string(&Task::of_status(
+        d,
+        ids,
+        Status { state: d.state(state), message, timestamp: at },
+    ))
 }
 
 /// A `Task`: `kind` (0.3), `id`, `contextId`, `status`, `artifacts` (at most one), `metadata`.
@@ -105,17 +154,27 @@ impl<'a> Task<'a> {
             }]
         });
         Self {
+            artifacts,
+            metadata: (!artifact_meta).then(metadata),
+            ..Self::of_status(d, ids, Status::new(layout, d, ids))
+        }
+    }
+
+    /// A task with its status alone.
+    fn of_status(d: Dialect, ids: &TaskIds<'a>, status: Status<'a>) -> Self {
+        Self {
             kind: d.kinds.then_some("task"),
             id: ids.task_id,
             context_id: ids.context_id,
-            status: Status::new(layout, d, ids),
-            artifacts,
-            metadata: (!artifact_meta).then(metadata),
+            status,
+            artifacts: None,
+            metadata: None,
         }
     }
 }
 
-/// `status`: `state`, the `message` of a failure or an input request, `timestamp`.
+/// `status`: `state`, the `message` of a failure, an input request or a task without a result,
+/// `timestamp`.
 #[derive(Serialize)]
 struct Status<'a> {
     state: &'static str,
@@ -146,20 +205,12 @@ impl<'a> Status<'a> {
                 };
             }
         };
-        // The status message: text, then data (`{code, details}` or `{"inputRequests"}`).
-        let message = Message {
-            kind: d.kinds.then_some("message"),
-            message_id: format!("{}-status", ids.task_id),
-            task_id: ids.task_id,
-            context_id: ids.context_id,
-            role: d.agent,
-            parts: (TextPart::new(d, text), DataPart::new(d, data)),
-        };
+        let message = Message::new(d, ids, text, Some(data));
         Self { state, message: Some(message), timestamp: layout.generated_at() }
     }
 }
 
-/// `status.message`: a text part, then a data part.
+/// `status.message`: the agent's, with id `<task>-status`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Message<'a> {
@@ -169,7 +220,42 @@ struct Message<'a> {
     task_id: &'a str,
     context_id: &'a str,
     role: &'static str,
-    parts: (TextPart<'a>, DataPart<StatusData<'a>>),
+    parts: StatusParts<'a>,
+}
+
+impl<'a> Message<'a> {
+    fn new(d: Dialect, ids: &TaskIds<'a>, text: Text<'a>, data: Option<StatusData<'a>>) -> Self {
+        Self {
+            kind: d.kinds.then_some("message"),
+            message_id: format!("{}-status", ids.task_id),
+            task_id: ids.task_id,
+            context_id: ids.context_id,
+            role: d.agent,
+            parts: StatusParts {
+                text: TextPart::new(d, text),
+                data: data.map(|data| DataPart::new(d, data)),
+            },
+        }
+    }
+}
+
+/// The parts of a status message: text, then (a failure, an input request) data:
+/// `{code, details}` or `{"inputRequests"}`.
+struct StatusParts<'a> {
+    text: TextPart<'a>,
+    data: Option<DataPart<StatusData<'a>>>,
+}
+
+impl Serialize for StatusParts<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq as _;
+        let mut parts = serializer.serialize_seq(Some(1 + usize::from(self.data.is_some())))?;
+        parts.serialize_element(&self.text)?;
+        if let Some(data) = &self.data {
+            parts.serialize_element(data)?;
+        }
+        parts.end()
+    }
 }
 
 /// The data of a status message.

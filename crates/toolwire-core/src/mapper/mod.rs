@@ -30,12 +30,13 @@ use std::sync::OnceLock;
 use crate::host;
 use crate::json_text::to_json_string;
 use crate::layout::{Layout, Plan};
+use crate::lower::a2a::A2aTaskState;
 use crate::lower::mcp::McpOutput;
 use crate::lower::{a2a, legacy, mcp};
 use crate::result::{Provenance, ToolResult};
 use crate::revision::McpCaps;
 use crate::schema::{ValidationMode, Violation};
-use crate::target::{McpRevision, Phase, Target};
+use crate::target::{A2aVersion, McpRevision, Phase, Target};
 use stub::StubPlan;
 
 /// The default limit for the legacy target and every MCP target (DESIGN §4).
@@ -197,6 +198,29 @@ struct Ids<'a> {
     reads_links: bool,
 }
 
+impl<'a> Ids<'a> {
+    /// The ids `ctx` carries.
+    fn of(ctx: &RenderContext<'a>) -> Self {
+        Self {
+            tool_name: ctx.tool_name,
+            task_id: ctx.task_id,
+            context_id: ctx.context_id,
+            request_state: ctx.request_state,
+            reads_links: ctx.reads_links(),
+        }
+    }
+
+    /// The A2A task's ids and names.
+    fn task(&self, config: &'a MapperConfig) -> a2a::TaskIds<'a> {
+        a2a::TaskIds {
+            task_id: self.task_id,
+            context_id: self.context_id,
+            tool_name: self.tool_name,
+            prefix: &config.names.prefix,
+        }
+    }
+}
+
 fn mcp_settings<'a>(config: &'a MapperConfig, ids: &Ids<'_>) -> mcp::McpSettings<'a> {
     mcp::McpSettings { names: &config.names, reads_links: ids.reads_links }
 }
@@ -214,15 +238,7 @@ fn lower_layout(
             let settings = mcp_settings(config, ids);
             to_json_string(&mcp::lower(layout, revision, ids.request_state, &settings))
         }
-        Target::A2a(version) => {
-            let task = a2a::TaskIds {
-                task_id: ids.task_id,
-                context_id: ids.context_id,
-                tool_name: ids.tool_name,
-                prefix: &config.names.prefix,
-            };
-            a2a::render(&layout, version, &task)
-        }
+        Target::A2a(version) => a2a::render(&layout, version, &ids.task(config)),
     }
 }
 
@@ -296,6 +312,24 @@ impl OutputMapper {
         self.render_cow(Cow::Owned(result), target, phase, ctx)
     }
 
+    /// The A2A `Task` of a call that has no result yet, or will never have one, for `version`:
+    /// `state` (a long-running tool's call accepted and running, or canceled), the task and
+    /// context ids of `ctx` ([`RenderContext::task_id`], [`RenderContext::context_id`]) and its
+    /// time as `status.timestamp`. `message`, when given, is the status message's one text part,
+    /// carried as it is (progress such as "exported 300 of 1000 rows", or why the call was
+    /// canceled). The task has no artifacts: the result, when there is one, is rendered by
+    /// [`OutputMapper::render`] under the same ids. Returns the compact wire text; no size limit
+    /// is applied, as there is no result to offload.
+    pub fn render_a2a_state(
+        &self,
+        version: A2aVersion,
+        state: A2aTaskState,
+        message: Option<&str>,
+        ctx: &RenderContext<'_>,
+    ) -> String {
+        a2a::render_state(version, state, &Ids::of(ctx).task(&self.config), ctx.now, message)
+    }
+
     fn render_cow(
         &self,
         mut result: Cow<'_, ToolResult>,
@@ -358,13 +392,7 @@ impl OutputMapper {
         {
             plan.data_in_structured();
         }
-        let ids = Ids {
-            tool_name: ctx.tool_name,
-            task_id: ctx.task_id,
-            context_id: ctx.context_id,
-            request_state: ctx.request_state,
-            reads_links: ctx.reads_links(),
-        };
+        let ids = Ids::of(ctx);
         let host_cap = match target {
             Target::Mcp(_) => ctx.host.and_then(|h| h.max_result_bytes),
             _ => None,

@@ -104,14 +104,20 @@ impl ResultStore for MemoryStore {
         })
     }
 
-    fn replace(&self, id: RecordId, record: Record) -> StoreFuture<'_, bool> {
+    fn replace<'a>(
+        &'a self,
+        id: RecordId,
+        current: &'a Record,
+        record: Record,
+    ) -> StoreFuture<'a, bool> {
         Box::pin(async move {
             let now = self.clock.now();
             if record.is_expired_at(now) {
                 return Err(StoreError::AlreadyExpired { expires: record.expires.to_string() });
             }
             let mut records = self.records();
-            let Some(old) = records.map.get(&id).filter(|old| !old.is_expired_at(now)) else {
+            let live = records.map.get(&id).filter(|old| !old.is_expired_at(now));
+            let Some(old) = live.filter(|old| *old == current) else {
                 return Ok(false);
             };
             let (principal, size) = (old.principal.clone(), old.size());

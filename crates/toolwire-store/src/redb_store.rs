@@ -419,11 +419,23 @@ impl Inner {
     }
 
     /// Puts `record` in the place of the live record `id` in one transaction, counting its size
-    /// in place of the old one's; false (nothing written) when there is none.
-    fn replace(&self, db: &Database, id: RecordId, record: Record) -> Result<bool, StoreError> {
+    /// in place of the old one's; false (nothing written) when there is none or it is no longer
+    /// `current` (redb's one write transaction at a time makes the comparison and the write one
+    /// step).
+    fn replace(
+        &self,
+        db: &Database,
+        id: RecordId,
+        current: &Record,
+        record: Record,
+    ) -> Result<bool, StoreError> {
         let key = id.as_u128();
         let (principal, size) = (record.principal.clone(), record.size());
         let txn = db.begin_write().map_err(|err| self.error(err))?;
+        if !self.is_current(&txn, id, current)? {
+            txn.abort().map_err(|err| self.error(err))?;
+            return Ok(false);
+        }
         let old = match self.remove(&txn, key)? {
             Some(Some(head)) if !head.is_expired_at(self.now()) => head,
             // Gone, expired or unreadable: left for the sweep as it was.
@@ -454,9 +466,24 @@ impl Inner {
     }
 
     fn get(&self, db: &Database, id: RecordId) -> Result<Option<Record>, StoreError> {
-        let key = id.as_u128();
         let txn = db.begin_read().map_err(|err| self.error(err))?;
         let heads = txn.open_table(HEADS).map_err(|err| self.error(err))?;
+        let chunks = txn.open_table(CHUNKS).map_err(|err| self.error(err))?;
+        let results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
+        self.read_live(&heads, &chunks, &results, id)
+    }
+
+    /// The record `id` as the tables of a read or a write transaction hold it; `None` when it
+    /// is missing or expired (until the sweep comes by, an expired record is still in the file:
+    /// it is never returned).
+    fn read_live(
+        &self,
+        heads: &impl ReadableTable<u128, &'static [u8]>,
+        chunks: &impl ReadableTable<(u128, u32), &'static [u8]>,
+        results: &impl ReadableTable<u128, &'static [u8]>,
+        id: RecordId,
+    ) -> Result<Option<Record>, StoreError> {
+        let key = id.as_u128();
         let record = match heads.get(key).map_err(|err| self.error(err))? {
             Some(head) => {
                 let head = Head::decode(head.value()).ok_or(StoreError::Corrupt { id })?;
@@ -465,7 +492,6 @@ impl Inner {
                 }
                 let len = usize::try_from(head.len).map_err(|_| StoreError::Corrupt { id })?;
                 let mut bytes = Vec::with_capacity(len);
-                let chunks = txn.open_table(CHUNKS).map_err(|err| self.error(err))?;
                 for entry in
                     chunks.range((key, 0)..=(key, u32::MAX)).map_err(|err| self.error(err))?
                 {
@@ -478,15 +504,26 @@ impl Inner {
                 head.with_bytes(bytes)
             }
             None => {
-                let results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
                 let Some(bytes) = results.get(key).map_err(|err| self.error(err))? else {
                     return Ok(None);
                 };
                 Record::decode(bytes.value()).ok_or(StoreError::Corrupt { id })?
             }
         };
-        // Until the sweep comes by, an expired record is still in the file: never return it.
         Ok((!record.is_expired_at(self.now())).then_some(record))
+    }
+
+    /// Whether the live record `id` in `txn` is `current`.
+    fn is_current(
+        &self,
+        txn: &redb::WriteTransaction,
+        id: RecordId,
+        current: &Record,
+    ) -> Result<bool, StoreError> {
+        let heads = txn.open_table(HEADS).map_err(|err| self.error(err))?;
+        let chunks = txn.open_table(CHUNKS).map_err(|err| self.error(err))?;
+        let results = txn.open_table(RESULTS).map_err(|err| self.error(err))?;
+        Ok(self.read_live(&heads, &chunks, &results, id)?.is_some_and(|live| live == *current))
     }
 
     fn delete(&self, db: &Database, id: RecordId) -> Result<bool, StoreError> {
@@ -617,12 +654,19 @@ impl ResultStore for RedbStore {
         Box::pin(self.blocking(move |inner| inner.with_db(|db| inner.get(db, id))))
     }
 
-    fn replace(&self, id: RecordId, record: Record) -> StoreFuture<'_, bool> {
+    fn replace<'a>(
+        &'a self,
+        id: RecordId,
+        current: &'a Record,
+        record: Record,
+    ) -> StoreFuture<'a, bool> {
         Box::pin(async move {
             if record.is_expired_at(self.inner.now()) {
                 return Err(StoreError::AlreadyExpired { expires: record.expires.to_string() });
             }
-            self.blocking(move |inner| inner.with_db(|db| inner.replace(db, id, record))).await
+            let current = current.clone();
+            self.blocking(move |inner| inner.with_db(|db| inner.replace(db, id, &current, record)))
+                .await
         })
     }
 

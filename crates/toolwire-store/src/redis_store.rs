@@ -67,12 +67,13 @@ return {3, 0}
 "
 );
 
-/// Like `PUT_SCRIPT`, in place of a live record (`XX`) whose member (`ARGV[9]`) and size
-/// (`ARGV[10]`) are given back when it is stored: `{4, 0}` when there is no record to replace.
+/// Like `PUT_SCRIPT`, in place of a live record whose member (`ARGV[9]`) and size (`ARGV[10]`)
+/// are given back when it is stored: `{4, 0}` when the record is not the bytes the caller read
+/// (`ARGV[11]`) any more — gone, or written by another node since (compare and set).
 const REPLACE_SCRIPT: &str = concat!(
     prune_function!(),
     r"
-if redis.call('EXISTS', KEYS[1]) == 0 then return {4, 0} end
+if redis.call('GET', KEYS[1]) ~= ARGV[11] then return {4, 0} end
 local old = tonumber(ARGV[10])
 local function without_old(set, sum)
   local used = prune(set, sum)
@@ -300,19 +301,30 @@ impl ResultStore for RedisStore {
         })
     }
 
-    fn replace(&self, id: RecordId, record: Record) -> StoreFuture<'_, bool> {
+    fn replace<'a>(
+        &'a self,
+        id: RecordId,
+        current: &'a Record,
+        record: Record,
+    ) -> StoreFuture<'a, bool> {
         Box::pin(async move {
             let written = Written::of(record, self.clock.now())?;
             let bytes: Option<Vec<u8>> = self.query(redis::cmd("GET").arg(key(id))).await?;
-            let Some(old) = bytes.as_deref().and_then(Record::decode) else { return Ok(false) };
+            let Some(bytes) = bytes else { return Ok(false) };
+            let Some(old) = Record::decode(&bytes) else { return Ok(false) };
             // Expired by our clock though Redis still has it (skew), or another principal's: a
-            // record keeps its principal, whose scope counts its bytes.
-            if old.is_expired_at(self.clock.now()) || old.principal != written.principal {
+            // record keeps its principal, whose scope counts its bytes. Not the record the
+            // caller read: another writer came first.
+            if old.is_expired_at(self.clock.now())
+                || old.principal != written.principal
+                || old != *current
+            {
                 return Ok(false);
             }
             let old_size = old.size();
             let mut cmd = written.script(REPLACE_SCRIPT, id, &self.quota);
-            cmd.arg(format!("{id}:{old_size}")).arg(old_size);
+            // The script writes only while the record is still these bytes.
+            cmd.arg(format!("{id}:{old_size}")).arg(old_size).arg(bytes);
             let (outcome, used): (i64, i64) = self.query(&cmd).await?;
             Ok(self.outcome(outcome, used, written.size)? == 3)
         })

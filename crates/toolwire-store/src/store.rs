@@ -19,8 +19,8 @@ pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>>
 ///
 /// Every backend keeps the same promises, checked by one shared test suite: `get` never returns
 /// an expired record, whatever the backend; `put` and `replace` refuse a record that has
-/// already expired; `replace` never brings back a record that is gone; `delete` of a missing id
-/// is not an error.
+/// already expired; `replace` never brings back a record that is gone and never writes over a
+/// record another writer changed; `delete` of a missing id is not an error.
 pub trait ResultStore: Send + Sync {
     /// Stores a record under a new random id.
     fn put(&self, record: Record) -> StoreFuture<'_, RecordId>;
@@ -28,10 +28,17 @@ pub trait ResultStore: Send + Sync {
     /// The record with this id, unless it is missing or expired.
     fn get(&self, id: RecordId) -> StoreFuture<'_, Option<Record>>;
 
-    /// Stores `record` under `id` in place of the live record there (a task's state moving
-    /// on, DESIGN §17); false, storing nothing, when there is none (missing or expired: an
-    /// expired record never comes back). The quota counts the new size instead of the old.
-    fn replace(&self, id: RecordId, record: Record) -> StoreFuture<'_, bool>;
+    /// Stores `record` under `id` in place of `current`, the live record there as the caller
+    /// read it (a task's state moving on, DESIGN §17), in one step: false, storing nothing, when
+    /// there is none (missing or expired: an expired record never comes back) or it is no longer
+    /// `current` — another writer (a cancel on another node, say) came first, and the caller
+    /// reads it again. The quota counts the new size instead of the old.
+    fn replace<'a>(
+        &'a self,
+        id: RecordId,
+        current: &'a Record,
+        record: Record,
+    ) -> StoreFuture<'a, bool>;
 
     /// Removes a record; true when there was one.
     fn delete(&self, id: RecordId) -> StoreFuture<'_, bool>;

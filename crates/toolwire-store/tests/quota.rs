@@ -52,19 +52,21 @@ async fn quota_suite(store: &dyn ResultStore, clock: &ManualClock) {
     clock.advance(299);
     assert_refused(store.put(clock.record(big(), "d", 60_000)).await, QuotaScope::Principal);
     clock.advance(1);
-    let d = store.put(clock.record(big(), "d", 60_000)).await.unwrap();
+    let first = clock.record(big(), "d", 60_000);
+    let d = store.put(first.clone()).await.unwrap();
     // A replace counts the new size in place of the old: same size fits, a larger one over
     // the principal's room is refused and leaves the old record as it was.
-    let d2 = store.put(clock.record(big(), "d", 60_000)).await.unwrap();
-    assert!(store.replace(d, clock.record(big(), "d", 60_000)).await.unwrap());
+    let second = clock.record(big(), "d", 60_000);
+    let d2 = store.put(second.clone()).await.unwrap();
+    assert!(store.replace(d, &first, clock.record(big(), "d", 60_000)).await.unwrap());
     let bigger = clock.record(vec![7u8; 1500], "d", 60_000);
-    match store.replace(d2, bigger).await {
+    match store.replace(d2, &second, bigger).await {
         Err(err) => assert!(err.is_quota(), "{err}"),
         other => panic!("{}: expected a quota refusal, got {other:?}", store.backend()),
     }
     assert_eq!(store.get(d2).await.unwrap().map(|r| r.bytes.len()), Some(1000));
     // And a smaller one gives room back.
-    assert!(store.replace(d2, clock.record(vec![1u8; 10], "d", 60_000)).await.unwrap());
+    assert!(store.replace(d2, &second, clock.record(vec![1u8; 10], "d", 60_000)).await.unwrap());
     store.put(clock.record(vec![1u8; 900], "d", 60_000)).await.unwrap();
 }
 

@@ -171,7 +171,7 @@ impl ResultStore for DownStore {
     fn get(&self, _: RecordId) -> StoreFuture<'_, Option<Record>> {
         Box::pin(async { Err(StoreError::Task("store is down".into())) })
     }
-    fn replace(&self, _: RecordId, _: Record) -> StoreFuture<'_, bool> {
+    fn replace<'a>(&'a self, _: RecordId, _: &'a Record, _: Record) -> StoreFuture<'a, bool> {
         Box::pin(async { Err(StoreError::Task("store is down".into())) })
     }
     fn delete(&self, _: RecordId) -> StoreFuture<'_, bool> {

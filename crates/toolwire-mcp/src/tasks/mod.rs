@@ -215,6 +215,19 @@ enum End {
 type Run = Pin<Box<dyn Future<Output = Result<ToolResult, ErrorData>> + Send>>;
 
 /// The same "unknown task" for a missing, expired, forged and another principal's id.
+/// Why an update of a task was not written: the task is gone, or another request changed it
+/// first (it ended, or another update came in): the client reads it again.
+fn changed(task_id: &str) -> ErrorData {
+    let shown: String = task_id.chars().take(64).collect();
+    ErrorData::invalid_params(
+        format!(
+            "Task {} changed while this update was applied; read it with tasks/get and send the update again if it still asks",
+            shown.escape_debug()
+        ),
+        None,
+    )
+}
+
 fn unknown(task_id: &str) -> ErrorData {
     let shown: String = task_id.chars().take(64).collect();
     ErrorData::invalid_params(format!("Unknown task: {}", shown.escape_debug()), None)
@@ -299,12 +312,14 @@ impl McpServer {
         }
         let record = task.record(principal.name(), created, expires);
         let store = self.gateway.config.stored.store();
+        // A running task's record, small, is what its first write replaces.
+        let read = finished.is_none().then(|| record.clone());
         let id = store
             .put(record)
             .await
             .map_err(|e| store_failure("the task could not be created", e))?;
-        if finished.is_none() {
-            let loaded = Loaded { id, task: task.clone(), created, expires };
+        if let Some(read) = read {
+            let loaded = Loaded { id, task: task.clone(), created, expires, read };
             self.drive(loaded, principal, run, heard);
         }
         self.observe_task(&name, TaskEvent::Created);
@@ -386,11 +401,13 @@ impl McpServer {
             return false;
         }
         if let Some(message) = news {
-            let mut task = loaded.task;
+            let mut task = loaded.task.clone();
             task.status_message = Some(message);
             task.last_updated_at = now().to_string();
             let record = task.record(principal.name(), loaded.created, loaded.expires);
-            if let Err(error) = self.gateway.config.stored.store().replace(id, record).await {
+            // Not written when the task changed meanwhile (a cancel): the next check reads it.
+            let store = self.gateway.config.stored.store();
+            if let Err(error) = store.replace(id, &loaded.read, record).await {
                 tracing::warn!(%error, task = %id, "could not write a task's status message");
             }
         }
@@ -423,39 +440,66 @@ impl McpServer {
         }
     }
 
-    /// One attempt of [`McpServer::finish`].
+    /// One attempt of [`McpServer::finish`]: the outcome is written unless the task ended
+    /// otherwise first (a cancel, here or on another node, wins if it was stored first).
     async fn write_outcome(
         &self,
         id: RecordId,
         principal: &Principal,
         outcome: Result<&ToolResult, &ErrorData>,
     ) -> Result<(), toolwire_store::StoreError> {
-        let Some(loaded) = self.load_id(id, principal).await? else { return Ok(()) };
-        if loaded.task.status.is_terminal() {
-            return Ok(());
-        }
-        let tool = loaded.task.tool.clone();
         let at = now();
-        let task = loaded.task.finished(outcome, &at);
-        let status = task.status;
-        let store = self.gateway.config.stored.store();
-        let record = task.record(principal.name(), loaded.created, loaded.expires);
-        let status = match store.replace(id, record).await {
-            Err(error) if error.is_quota() => {
-                // The result does not fit: the task fails, saying why, rather than stay working.
-                let why = ErrorData::internal_error(
-                    format!("the task's result could not be kept: {error}"),
-                    None,
-                );
-                let failed = task.finished(Err(&why), &at);
-                let record = failed.record(principal.name(), loaded.created, loaded.expires);
-                store.replace(id, record).await?;
-                TaskStatus::Failed
-            }
-            other => other.map(|_| status)?,
-        };
-        self.observe_task(&tool, TaskEvent::Finished(status));
+        let ended = |task: &StoredTask| task.clone().finished(outcome, &at);
+        let Some(task) = self.end_task(id, principal, &ended).await? else { return Ok(()) };
+        self.observe_task(&task.tool, TaskEvent::Finished(task.status));
         Ok(())
+    }
+
+    /// Ends task `id` as `ended` makes it, unless it has ended (or gone) already: the task as
+    /// stored by this call, `None` when it was not. Each write replaces the task as it was just
+    /// read; when another writer came first (a status message, a cancel on another node) it is
+    /// read again, so no two endings ever overwrite each other. A result over the quota ends
+    /// the task `failed`, saying why, rather than leave it working.
+    async fn end_task(
+        &self,
+        id: RecordId,
+        principal: &Principal,
+        ended: &(dyn Fn(&StoredTask) -> StoredTask + Sync),
+    ) -> Result<Option<StoredTask>, toolwire_store::StoreError> {
+        let store = self.gateway.config.stored.store();
+        loop {
+            let Some(loaded) = self.load_id(id, principal).await? else { return Ok(None) };
+            if loaded.task.status.is_terminal() {
+                return Ok(None);
+            }
+            let mut task = ended(&loaded.task);
+            let record = task.record(principal.name(), loaded.created, loaded.expires);
+            let written = match store.replace(id, &loaded.read, record).await {
+                Err(error) if error.is_quota() => {
+                    let why = ErrorData::internal_error(
+                        format!("the task's result could not be kept: {error}"),
+                        None,
+                    );
+                    task = loaded.task.finished(Err(&why), &now());
+                    let record = task.record(principal.name(), loaded.created, loaded.expires);
+                    store.replace(id, &loaded.read, record).await?
+                }
+                other => other?,
+            };
+            if written {
+                return Ok(Some(task));
+            }
+        }
+    }
+
+    /// The error for an update of `loaded` that was not written: unknown when the task is gone,
+    /// else changed by another writer.
+    async fn lost_update(&self, loaded: &Loaded, principal: &Principal) -> ErrorData {
+        let task_id = loaded.id.to_string();
+        match self.load_id(loaded.id, principal).await {
+            Ok(Some(_)) => changed(&task_id),
+            _ => unknown(&task_id),
+        }
     }
 
     /// Task `task_id` of `principal`, if there is one.
@@ -484,6 +528,7 @@ impl McpServer {
             task,
             created: record.created,
             expires: record.expires,
+            read: record,
         }))
     }
 
@@ -576,11 +621,11 @@ impl McpServer {
         if still_asking {
             loaded.task.last_updated_at = at.to_string();
             let record = loaded.task.record(principal.name(), loaded.created, loaded.expires);
-            store
-                .replace(loaded.id, record)
+            let written = store
+                .replace(loaded.id, &loaded.read, record)
                 .await
                 .map_err(|e| store_failure("the task could not be updated", e))?;
-            return Ok(());
+            return if written { Ok(()) } else { Err(self.lost_update(&loaded, &principal).await) };
         }
         let Some(tool) = self.gateway.catalog.get(&loaded.task.tool).map(|entry| entry.tool) else {
             return Err(ErrorData::internal_error(
@@ -601,11 +646,11 @@ impl McpServer {
         loaded.task = loaded.task.moved(TaskStatus::Working, &at);
         let record = loaded.task.record(principal.name(), loaded.created, loaded.expires);
         if !store
-            .replace(loaded.id, record)
+            .replace(loaded.id, &loaded.read, record)
             .await
             .map_err(|e| store_failure("the task could not be updated", e))?
         {
-            return Err(unknown(&params.task_id));
+            return Err(self.lost_update(&loaded, &principal).await);
         }
         let (status, heard) = watch::channel(None);
         let run = self.run(tool, arguments, context.with_status(status));
@@ -629,7 +674,8 @@ impl McpServer {
     }
 
     /// Cancels a task not yet ended: its run stops here at once (elsewhere within
-    /// [`CHECK_EVERY`]) and it is stored `cancelled`; the task as it now is.
+    /// [`CHECK_EVERY`]) and it is stored `cancelled`, unless it ended first (its result was
+    /// stored on another node before the cancel was); the task as it now is.
     async fn cancel_loaded(
         &self,
         loaded: Loaded,
@@ -638,15 +684,21 @@ impl McpServer {
         if let Some(handle) = self.gateway.running.remove(loaded.id) {
             handle.abort();
         }
-        let task = loaded.task.moved(TaskStatus::Cancelled, &now());
-        let record = task.record(principal.name(), loaded.created, loaded.expires);
-        let store = self.gateway.config.stored.store();
-        store
-            .replace(loaded.id, record)
-            .await
-            .map_err(|e| store_failure("the task could not be cancelled", e))?;
-        self.observe_task(&task.tool, TaskEvent::Finished(TaskStatus::Cancelled));
-        Ok(task)
+        let at = now();
+        let cancelled = |task: &StoredTask| task.clone().moved(TaskStatus::Cancelled, &at);
+        let failure = |e| store_failure("the task could not be cancelled", e);
+        match self.end_task(loaded.id, principal, &cancelled).await.map_err(failure)? {
+            Some(task) => {
+                self.observe_task(&task.tool, TaskEvent::Finished(TaskStatus::Cancelled));
+                Ok(task)
+            }
+            // It ended otherwise first, or is gone: as it is now (or as it was read).
+            None => match self.load_id(loaded.id, principal).await {
+                Ok(Some(now)) => Ok(now.task),
+                Ok(None) => Ok(loaded.task),
+                Err(e) => Err(failure(e)),
+            },
+        }
     }
 
     /// Stops every task this node still runs and ends it `failed` ("the gateway running this
@@ -677,5 +729,110 @@ fn error_object(error: &ErrorData) -> rmcp::model::JsonObject {
     match serde_json::to_value(error) {
         Ok(Value::Object(object)) => object,
         _ => rmcp::model::JsonObject::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use toolwire_store::{
+        KeySet, LinkSigner, MemoryStore, Record, ResultStore, StoreFuture, StoredResults,
+    };
+
+    use super::*;
+    use crate::catalog::Catalog;
+    use crate::server::{Gateway, GatewayConfig};
+
+    /// A store in which another node writes first: its first `replace` lets that write through
+    /// between the caller's read and its own write.
+    struct Racing {
+        inner: MemoryStore,
+        first: Mutex<Option<Record>>,
+    }
+
+    impl ResultStore for Racing {
+        fn put(&self, record: Record) -> StoreFuture<'_, RecordId> {
+            self.inner.put(record)
+        }
+        fn get(&self, id: RecordId) -> StoreFuture<'_, Option<Record>> {
+            self.inner.get(id)
+        }
+        fn replace<'a>(
+            &'a self,
+            id: RecordId,
+            current: &'a Record,
+            record: Record,
+        ) -> StoreFuture<'a, bool> {
+            Box::pin(async move {
+                let first = self.first.lock().unwrap_or_else(PoisonError::into_inner).take();
+                if let (Some(other), Some(live)) = (first, self.inner.get(id).await?) {
+                    assert!(self.inner.replace(id, &live, other).await?);
+                }
+                self.inner.replace(id, current, record).await
+            })
+        }
+        fn delete(&self, id: RecordId) -> StoreFuture<'_, bool> {
+            self.inner.delete(id)
+        }
+        fn sweep(&self) -> StoreFuture<'_, usize> {
+            self.inner.sweep()
+        }
+        fn backend(&self) -> &'static str {
+            "racing"
+        }
+    }
+
+    /// A server over a [`Racing`] store holding one working task, the other node's write of it
+    /// made by `other`.
+    async fn racing(other: impl Fn(StoredTask) -> StoredTask) -> (McpServer, RecordId) {
+        let principal = Principal::anonymous();
+        let created = now();
+        let expires =
+            Timestamp::with_fraction_digits(created.datetime() + chrono::Duration::seconds(60), 3);
+        let task = StoredTask::working("slow", json!({}), &created, 60_000, 500);
+        let theirs = other(task.clone()).record(principal.name(), created, expires);
+        let store = Racing { inner: MemoryStore::new(), first: Mutex::new(Some(theirs)) };
+        let id = store.put(task.record(principal.name(), created, expires)).await.unwrap();
+        let signer = LinkSigner::new(KeySet::generate().unwrap());
+        let config = GatewayConfig::new(StoredResults::new(Arc::new(store), signer));
+        (McpServer::new(Gateway::new(Catalog::new(), config)), id)
+    }
+
+    async fn status(server: &McpServer, id: RecordId) -> TaskStatus {
+        let loaded = server.load_id(id, &Principal::anonymous()).await.unwrap().unwrap();
+        loaded.task.status
+    }
+
+    #[tokio::test]
+    async fn a_result_never_overwrites_a_cancel_stored_first_elsewhere() {
+        let (server, id) = racing(|task| task.moved(TaskStatus::Cancelled, &now())).await;
+        let result = ToolResult::success(json!({"done": true}));
+        server.write_outcome(id, &Principal::anonymous(), Ok(&result)).await.unwrap();
+        assert_eq!(status(&server, id).await, TaskStatus::Cancelled);
+    }
+
+    #[tokio::test]
+    async fn a_cancel_never_overwrites_a_result_stored_first_elsewhere() {
+        let result = ToolResult::success(json!({"done": true}));
+        let (server, id) = racing(|task| task.finished(Ok(&result), &now())).await;
+        let principal = Principal::anonymous();
+        let loaded = server.load_id(id, &principal).await.unwrap().unwrap();
+        let task = server.cancel_loaded(loaded, &principal).await.unwrap();
+        assert_eq!(task.status, TaskStatus::Completed);
+        assert_eq!(status(&server, id).await, TaskStatus::Completed);
+    }
+
+    #[tokio::test]
+    async fn a_status_message_written_first_elsewhere_is_read_again_not_lost_to_a_cancel() {
+        let (server, id) = racing(|mut task| {
+            task.status_message = Some("half way".to_owned());
+            task
+        })
+        .await;
+        let principal = Principal::anonymous();
+        let loaded = server.load_id(id, &principal).await.unwrap().unwrap();
+        let task = server.cancel_loaded(loaded, &principal).await.unwrap();
+        assert_eq!(task.status, TaskStatus::Cancelled);
+        assert_eq!(status(&server, id).await, TaskStatus::Cancelled);
     }
 }

@@ -55,6 +55,9 @@ pub(crate) struct Loaded {
     pub(crate) task: StoredTask,
     pub(crate) created: Timestamp,
     pub(crate) expires: Timestamp,
+    /// The record as read: every write of the task replaces exactly this record, or nothing
+    /// when another writer came first.
+    pub(crate) read: Record,
 }
 
 impl StoredTask {

@@ -222,16 +222,29 @@ pub(crate) async fn behaviour_suite(store: &dyn ResultStore) {
     // Replace puts a record in the place of a live one (a task's state moving on), more than
     // 1 MiB across the redb chunks and back to a few bytes, and never creates one.
     let first = record(b"working".to_vec(), "p", 3_600_000);
-    let task = store.put(first).await.unwrap();
+    let task = store.put(first.clone()).await.unwrap();
+    let mut current = first;
     for bytes in [pattern(7, (1 << 20) + 5), b"completed".to_vec()] {
         let next = record(bytes, "p", 3_600_000);
-        assert!(store.replace(task, next.clone()).await.unwrap(), "{}", store.backend());
-        assert_eq!(store.get(task).await.unwrap(), Some(next));
+        assert!(store.replace(task, &current, next.clone()).await.unwrap(), "{}", store.backend());
+        assert_eq!(store.get(task).await.unwrap(), Some(next.clone()));
+        current = next;
     }
-    assert!(!store.replace(unknown, record(b"x".to_vec(), "p", 60_000)).await.unwrap());
+    // Compare and set: a writer holding what it read before another writer came first stores
+    // nothing (a cancel on one node against a result on another), large records too.
+    let stale = record(b"working".to_vec(), "p", 3_600_000);
+    let cancelled = record(b"cancelled".to_vec(), "p", 3_600_000);
+    assert!(!store.replace(task, &stale, cancelled).await.unwrap(), "{}", store.backend());
+    assert_eq!(store.get(task).await.unwrap(), Some(current.clone()));
+    let large = record(pattern(9, (1 << 20) + 5), "p", 3_600_000);
+    assert!(store.replace(task, &current, large.clone()).await.unwrap());
+    let read_before = current;
+    assert!(!store.replace(task, &read_before, stale.clone()).await.unwrap());
+    assert_eq!(store.get(task).await.unwrap(), Some(large));
+    assert!(!store.replace(unknown, &stale, record(b"x".to_vec(), "p", 60_000)).await.unwrap());
     assert_eq!(store.get(unknown).await.unwrap(), None);
     assert!(store.delete(task).await.unwrap());
-    assert!(!store.replace(task, record(b"x".to_vec(), "p", 60_000)).await.unwrap());
+    assert!(!store.replace(task, &stale, record(b"x".to_vec(), "p", 60_000)).await.unwrap());
     assert_eq!(store.get(task).await.unwrap(), None);
 
     // A record that has already expired is refused.
@@ -270,10 +283,11 @@ pub(crate) async fn expiry_suite(store: &dyn ResultStore, clock: &ManualClock) {
     assert_eq!(store.get(short_id).await.unwrap(), None);
     assert!(store.get(long).await.unwrap().is_some());
     // An expired record is never brought back by a replace.
-    let fading = store.put(clock.record(b"working".to_vec(), "p", 1000)).await.unwrap();
+    let working = clock.record(b"working".to_vec(), "p", 1000);
+    let fading = store.put(working.clone()).await.unwrap();
     clock.advance(1000);
     let later = clock.record(b"completed".to_vec(), "p", 60_000);
-    assert!(!store.replace(fading, later).await.unwrap(), "{}", store.backend());
+    assert!(!store.replace(fading, &working, later).await.unwrap(), "{}", store.backend());
     assert_eq!(store.get(fading).await.unwrap(), None);
     // What expired by the clock is refused by the clock.
     let stale = clock.record(b"x".to_vec(), "p", 0);

@@ -562,8 +562,6 @@ pub(crate) trait Rpc {
     }
     fn rpc(&mut self, method: &str, params: Value) -> Value;
     fn notify(&mut self, method: &str);
-    /// Whether 2025-11-25's experimental tasks are served here.
-    fn serves_experimental_tasks(&self) -> bool;
     fn call_tool(&mut self, tool: &str, arguments: Value) -> Value {
         self.rpc("tools/call", json!({"name": tool, "arguments": arguments}))
     }
@@ -582,9 +580,6 @@ impl Rpc for HttpClient {
     fn notify(&mut self, method: &str) {
         HttpClient::notify(self, method);
     }
-    fn serves_experimental_tasks(&self) -> bool {
-        true
-    }
 }
 
 impl Rpc for StdioClient {
@@ -596,9 +591,6 @@ impl Rpc for StdioClient {
     }
     fn notify(&mut self, method: &str) {
         self.send(&json!({"jsonrpc": "2.0", "method": method}));
-    }
-    fn serves_experimental_tasks(&self) -> bool {
-        true
     }
 }
 

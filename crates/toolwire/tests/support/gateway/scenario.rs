@@ -31,10 +31,10 @@ pub(crate) fn tools_list(rpc: &mut dyn Rpc) -> HashMap<String, Value> {
             "2025-03-26" => &["name", "description", "inputSchema", "annotations"],
             _ => &["name", "title", "description", "inputSchema", "outputSchema", "annotations"],
         };
-        // 2025-11-25 publishes a task tool's `execution` where its tasks are served (HTTP).
+        // 2025-11-25 publishes a task tool's `execution` where its tasks are served.
         let execution = tool.get("execution");
         let task_tool = name == "catalog_reprice";
-        if revision == "2025-11-25" && rpc.serves_experimental_tasks() {
+        if revision == "2025-11-25" {
             assert_eq!(execution.is_some(), task_tool, "{revision} {name}");
         } else {
             assert!(execution.is_none(), "{revision} {name}: unexpected `execution`");

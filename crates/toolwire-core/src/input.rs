@@ -390,7 +390,8 @@ impl InputRound {
     }
 }
 
-/// The request of [`confirm`]: a form with one required boolean `confirm`.
+/// A confirmation request: a form with one required boolean `confirm` (read back with
+/// [`confirmation`]).
 pub fn confirm_request(message: impl Into<String>) -> InputRequest {
     let mut field = Map::new();
     field.insert("type".into(), Value::String("boolean".into()));

@@ -17,7 +17,7 @@ const MAX_MEMBERS: usize = 64;
 
 /// The members of one top-level JSON object, in order, each value as its raw text; `None` when
 /// `text` is not exactly one valid JSON object, nests [`MAX_DEPTH`] levels deep, repeats a key
-/// or has over [`MAX_MEMBERS`] members (the tree path decides those).
+/// or has over 64 members (the tree path decides those).
 pub fn raw_members(text: &str) -> Option<Vec<(String, &RawValue)>> {
     // Nesting is judged on the whole document, as the tree path judges it.
     if nesting_overflow(text.as_bytes()).is_some() {

@@ -33,7 +33,7 @@ const DEFINITIONS: [&str; 2] = ["$defs", "definitions"];
 ///
 /// A tool without arguments publishes `{"type":"object","properties":{},"additionalProperties":false}`
 /// (strict-schema converters refuse a bare `{"type":"object"}`), and `format` values JSON Schema
-/// does not define are dropped (see [`drop_nonstandard_formats`]).
+/// does not define are dropped.
 pub fn publish_input_schema(input: &Value, revision: McpRevision) -> Value {
     if takes_no_arguments(input) {
         return json!({"type": "object", "properties": {}, "additionalProperties": false});

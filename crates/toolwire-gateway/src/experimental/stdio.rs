@@ -23,7 +23,7 @@ use toolwire_mcp::{McpServer, Principal};
 use super::{STATUS, Session};
 
 /// The longest line read from stdin: rmcp's bound on a line, which held here before the pump.
-pub(crate) const MAX_LINE: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
+const MAX_LINE: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
 
 /// The pipe's buffer between the pump and rmcp, each way.
 const PIPE: usize = 64 * 1024;
@@ -31,12 +31,16 @@ const PIPE: usize = 64 * 1024;
 /// How many lines may wait for stdout before their senders wait.
 const QUEUED: usize = 64;
 
+/// How many `tools/list` requests are awaited at once: one rmcp answers without its id (a
+/// request it could not read) is forgotten once this many have come after it.
+const LISTING: usize = 64;
+
 /// What the pump knows of the session.
 #[derive(Debug, Default)]
 struct State {
-    /// Whether the `initialize` request has been seen.
-    asked: bool,
-    /// Its id, until rmcp answers it.
+    /// Whether rmcp has answered the `initialize` request.
+    answered: bool,
+    /// The id of the last `initialize` request, until rmcp answers it.
     initialize: Option<Value>,
     /// Whether the session is one this layer serves (its `initialize` answer said so).
     serves: bool,
@@ -168,10 +172,9 @@ async fn read_line<R: AsyncBufRead + Unpin>(input: &mut R, line: &mut Vec<u8>) -
 /// `initialize` request, a `tools/list` request's id) and `None`: it goes on to rmcp.
 fn look(state: &Shared, line: &[u8]) -> Option<Value> {
     let mut state = lock(state);
-    if !state.asked && mentions(line, b"\"initialize\"") {
+    if !state.answered && mentions(line, b"\"initialize\"") {
         let message = serde_json::from_slice::<Value>(line).ok()?;
         if message.get("method").and_then(Value::as_str) == Some("initialize") {
-            state.asked = true;
             state.initialize = message.get("id").cloned();
             state.session.client = message
                 .pointer("/params/clientInfo/name")
@@ -188,6 +191,9 @@ fn look(state: &Shared, line: &[u8]) -> Option<Value> {
         if let (Some("tools/list"), Some(id)) =
             (message.get("method").and_then(Value::as_str), message.get("id"))
         {
+            if state.listing.len() >= LISTING {
+                state.listing.remove(0);
+            }
             state.listing.push(id.clone());
         }
         return None;
@@ -272,6 +278,7 @@ fn complete(server: &McpServer, state: &Shared, line: &mut Vec<u8>) {
         let mut state = lock(state);
         if state.initialize.as_ref() == Some(&id) {
             state.initialize = None;
+            state.answered = true;
             true
         } else if let Some(at) = state.listing.iter().position(|listed| *listed == id) {
             state.listing.remove(at);

@@ -42,6 +42,11 @@ pub use metrics::{ConnectionGuard, Metrics};
 pub use openapi::{OpenApiError, OpenApiSource};
 pub use upstreams::{Converted, UpstreamError, UpstreamSource, convert as convert_upstream_result};
 
+/// How long a call of a tool that waits on another server (an upstream, an API) may still be
+/// answered in its request, for a client that could hold it as a task, before it becomes one —
+/// unless that server says first that it works on in the background (DESIGN §17).
+pub(crate) const TASK_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// How `toolwire serve` was asked to run, beside the configuration overrides.
 #[derive(Debug, Default)]
 #[non_exhaustive]

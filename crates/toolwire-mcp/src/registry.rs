@@ -297,6 +297,7 @@ pub struct ToolSpec {
     pub(crate) privileges: Vec<String>,
     pub(crate) max_result_chars: Option<usize>,
     pub(crate) task_support: crate::TaskSupport,
+    pub(crate) task_grace: Option<std::time::Duration>,
 }
 
 impl ToolSpec {
@@ -314,6 +315,7 @@ impl ToolSpec {
             privileges: Vec::new(),
             max_result_chars: None,
             task_support: crate::TaskSupport::Forbidden,
+            task_grace: None,
         }
     }
 
@@ -386,6 +388,17 @@ impl ToolSpec {
     /// `Required`.
     pub fn task_support(mut self, support: crate::TaskSupport) -> Self {
         self.task_support = support;
+        self
+    }
+
+    /// For a tool whose calls may become tasks (`Optional`): how long a call a client could hold
+    /// as a task may still be answered in its request, unless the tool says first that it works
+    /// on in the background (it sets a status, as an upstream that made the call a task of its
+    /// own or an app that accepted it does). Without it, such a call becomes a task unless it
+    /// is answered before it first waits — right for a tool that waits only when it is slow, not
+    /// for one that always waits on the network.
+    pub fn task_grace(mut self, grace: std::time::Duration) -> Self {
+        self.task_grace = Some(grace);
         self
     }
 

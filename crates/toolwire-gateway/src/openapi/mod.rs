@@ -190,7 +190,10 @@ impl OpenApiSource {
                 .annotations(tool.annotations)
                 .privileges(entry.privileges.iter().cloned());
             if tool.accepted {
-                spec = spec.task_support(toolwire_mcp::TaskSupport::Optional);
+                // A task when the API accepts the call (202) or is slow, not for every call.
+                spec = spec
+                    .task_support(toolwire_mcp::TaskSupport::Optional)
+                    .task_grace(crate::TASK_GRACE);
             }
             if let Some(title) = &tool.title {
                 spec = spec.title(title);

@@ -318,7 +318,9 @@ fn registry(upstream: &Upstream, listed: &[Tool], tasks: bool, link: &Arc<Link>)
             spec = spec.output_schema(output.clone());
         }
         if tasks {
-            spec = spec.task_support(TaskSupport::Optional);
+            // A call becomes a gateway task when the upstream makes it a task of its own (or is
+            // slow), not merely because it waits on the network.
+            spec = spec.task_support(TaskSupport::Optional).task_grace(crate::TASK_GRACE);
         }
         let handler = UpstreamTool::new(Arc::clone(link), remote.clone(), output);
         if let Err(error) = tools.register_dyn(spec, Arc::new(handler)) {

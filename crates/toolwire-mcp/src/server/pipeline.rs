@@ -214,7 +214,7 @@ impl McpServer {
                     self.observe(&call, CallOutcome::Task, None);
                     return Ok(CallToolResponse::Task(*created));
                 }
-                Ok(crate::tasks::Started::Asks(result)) => {
+                Ok(crate::tasks::Started::Answered(result)) => {
                     let result = crate::input::checked(*result, rounds.asks());
                     let sealed = rounds.seal(&result)?;
                     let audience = Audience { revision, host };

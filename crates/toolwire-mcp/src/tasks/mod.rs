@@ -197,8 +197,9 @@ fn missing_extension() -> ErrorData {
 pub(crate) enum Started {
     /// The task, created and stored.
     Created(Box<CreateTaskResult>),
-    /// The tool asked for input before it first waited: answered in the request.
-    Asks(Box<ToolResult>),
+    /// Answered in the request: the tool asked for input before it first waited, or answered
+    /// within its task grace.
+    Answered(Box<ToolResult>),
 }
 
 /// Why a task's background run stopped.
@@ -255,8 +256,10 @@ fn store_failure(what: &str, error: toolwire_store::StoreError) -> ErrorData {
 }
 
 impl McpServer {
-    /// Runs a call of `tool` that becomes a task: creates and stores it (already finished when
-    /// the tool answered before it first waited) and runs the rest in the background.
+    /// Runs a call of `tool` that may become a task: answered in the request when the tool has
+    /// a task grace and answers within it without saying first that it works on in the
+    /// background; else created and stored (already finished when the tool answered before it
+    /// first waited), the rest run in the background.
     pub(crate) async fn start_task(
         &self,
         tool: Arc<RegisteredTool>,
@@ -264,14 +267,28 @@ impl McpServer {
         context: CallContext,
     ) -> Result<Started, ErrorData> {
         let principal = context.principal.clone();
-        let (status, heard) = watch::channel(None);
+        let (status, mut heard) = watch::channel(None);
         let mut run = self.run(Arc::clone(&tool), arguments.clone(), context.with_status(status));
-        let finished = match futures::poll!(run.as_mut()) {
-            Poll::Ready(Ok(result)) if result.is_input_required() => {
-                return Ok(Started::Asks(Box::new(result)));
+        let grace =
+            tool.spec.task_grace.filter(|_| tool.spec.task_support == TaskSupport::Optional);
+        let answered = match grace {
+            None => match futures::poll!(run.as_mut()) {
+                Poll::Ready(outcome) => Some(outcome),
+                Poll::Pending => None,
+            },
+            Some(grace) => tokio::select! {
+                biased;
+                outcome = run.as_mut() => Some(outcome),
+                _ = heard.changed() => None,
+                () = tokio::time::sleep(grace) => None,
+            },
+        };
+        let finished = match answered {
+            Some(Ok(result)) if result.is_input_required() || grace.is_some() => {
+                return Ok(Started::Answered(Box::new(result)));
             }
-            Poll::Ready(outcome) => Some(outcome),
-            Poll::Pending => None,
+            Some(Err(error)) if grace.is_some() => return Err(error),
+            other => other,
         };
         let (id, task) =
             self.create(&tool, arguments, principal, None, finished, run, heard).await?;
@@ -801,6 +818,58 @@ mod tests {
     async fn status(server: &McpServer, id: RecordId) -> TaskStatus {
         let loaded = server.load_id(id, &Principal::anonymous()).await.unwrap().unwrap();
         loaded.task.status
+    }
+
+    /// A tool answering after `answer_after`; with `status`, it says at once that it works on in
+    /// the background.
+    struct Waits {
+        answer_after: Duration,
+        status: bool,
+    }
+
+    impl crate::registry::DynTool for Waits {
+        fn call(&self, _: &Value, context: CallContext) -> crate::registry::ToolFuture {
+            let (wait, status) = (self.answer_after, self.status);
+            Box::pin(async move {
+                if status {
+                    context.set_status("accepted elsewhere");
+                }
+                tokio::time::sleep(wait).await;
+                Ok(ToolResult::success(json!({"done": true})))
+            })
+        }
+    }
+
+    /// Whether a call of an optional tool with a 1 s grace that answers after `answer_after`
+    /// (saying first that it works on in the background when `status`) becomes a task.
+    async fn becomes_a_task(answer_after: Duration, status: bool) -> bool {
+        let mut registry = crate::Registry::new();
+        let spec = crate::ToolSpec::new("waits", "Waits.")
+            .task_support(TaskSupport::Optional)
+            .task_grace(Duration::from_secs(1));
+        registry.register_dyn(spec, Arc::new(Waits { answer_after, status })).unwrap();
+        let config = GatewayConfig::in_memory().unwrap();
+        let server = McpServer::new(Gateway::new(registry, config));
+        let tool = server.gateway.catalog.get("waits").unwrap().tool;
+        let context =
+            CallContext::new("waits", Principal::anonymous(), McpRevision::V2026_07_28, "1");
+        match server.start_task(tool, json!({}), context).await.unwrap() {
+            Started::Created(created) => {
+                assert_eq!(created.task.status, TaskStatus::Working);
+                true
+            }
+            Started::Answered(result) => {
+                assert_eq!(result.data(), Some(&json!({"done": true})));
+                false
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn an_optional_tool_with_a_grace_becomes_a_task_only_when_slow_or_when_it_says_so() {
+        assert!(!becomes_a_task(Duration::from_millis(20), false).await);
+        assert!(becomes_a_task(Duration::from_millis(20), true).await);
+        assert!(becomes_a_task(Duration::from_secs(3), false).await);
     }
 
     #[tokio::test]

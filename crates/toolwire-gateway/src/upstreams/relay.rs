@@ -4,7 +4,8 @@
 //! upstream's requests for elicitation or sampling go to the client whose call they are about,
 //! when it is in a session and declared the capability (else they are declined); and a call the
 //! gateway stops waiting for (its limit passed, the client cancelled it) is cancelled at the
-//! upstream with `notifications/cancelled`, a task of the upstream's with `tasks/cancel`.
+//! upstream with `notifications/cancelled`, a task of the upstream's with its revision's
+//! `tasks/cancel`.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -208,8 +209,17 @@ pub(super) struct CancelOnDrop {
 enum Cancel {
     /// A request in flight: `notifications/cancelled`.
     Request(RequestId),
-    /// A task the upstream runs: `tasks/cancel`, waited for at most the limit.
-    Task(String, Duration),
+    /// A task the upstream runs: `tasks/cancel` of its kind, waited for at most the limit.
+    Task(String, Duration, TaskKind),
+}
+
+/// Which revision's tasks an upstream's task is: their `tasks/cancel` answers differ.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum TaskKind {
+    /// The tasks extension (2026-07-28), which rmcp types.
+    Extension,
+    /// 2025-11-25's experimental core tasks, sent as requests rmcp does not type.
+    Core,
 }
 
 impl CancelOnDrop {
@@ -218,9 +228,14 @@ impl CancelOnDrop {
         Self { peer, what: Some(Cancel::Request(id)) }
     }
 
-    /// Armed for the upstream's task `task_id`, its `tasks/cancel` within `limit`.
-    pub(super) fn task(peer: Peer<RoleClient>, task_id: String, limit: Duration) -> Self {
-        Self { peer, what: Some(Cancel::Task(task_id, limit)) }
+    /// Armed for the upstream's task `task_id` of `kind`, its `tasks/cancel` within `limit`.
+    pub(super) fn task(
+        peer: Peer<RoleClient>,
+        task_id: String,
+        limit: Duration,
+        kind: TaskKind,
+    ) -> Self {
+        Self { peer, what: Some(Cancel::Task(task_id, limit, kind)) }
     }
 
     /// It ended: nothing to cancel.
@@ -245,8 +260,18 @@ impl Drop for CancelOnDrop {
                     ))
                     .await
                 }
-                Cancel::Task(task_id, limit) => {
-                    let cancel = peer.cancel_task(CancelTaskParams::new(task_id));
+                Cancel::Task(task_id, limit, kind) => {
+                    let cancel = async {
+                        match kind {
+                            TaskKind::Extension => {
+                                peer.cancel_task(CancelTaskParams::new(task_id)).await
+                            }
+                            // The answer (the cancelled task) says nothing the gateway needs.
+                            TaskKind::Core => {
+                                super::task::custom(&peer, "tasks/cancel", &task_id).await.map(drop)
+                            }
+                        }
+                    };
                     tokio::time::timeout(limit, cancel)
                         .await
                         .unwrap_or(Err(ServiceError::Timeout { timeout: limit }))

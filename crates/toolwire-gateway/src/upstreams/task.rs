@@ -1,19 +1,27 @@
-//! An upstream's own task (the tasks extension, SEP-2663), followed to its end. An upstream that
-//! answers `tools/call` with a task is polled with `tasks/get` at the interval it asks for (kept
-//! within [`POLL_MIN`]…[`POLL_MAX`]) until the task ends; its inlined result is the call's
-//! result. The gateway declares the extension on every request, so an upstream that has it may
-//! turn any call into a task; the gateway waits for it either way. A call the gateway stops
-//! waiting for cancels the upstream's task with `tasks/cancel`, and so does one whose task asks
-//! for input: input inside an upstream's task is not relayed yet.
+//! An upstream's own task, followed to its end, in either revision's kind (DESIGN §17): the
+//! tasks extension (2026-07-28, SEP-2663), where the upstream answers `tools/call` with a task
+//! whose `tasks/get` inlines the result; and 2025-11-25's experimental core tasks (SEP-1686),
+//! where the gateway asks for the task with `params.task` and reads the result with
+//! `tasks/result`. Either is polled with `tasks/get` at the interval it asks for (kept within
+//! [`POLL_MIN`]…[`POLL_MAX`]) until it ends. The gateway declares the extension on every
+//! request, so an upstream that has it may turn any call into a task; a 2025-11-25 upstream
+//! cannot say which of its tools need one (rmcp reads no `execution.taskSupport`), so a call it
+//! refuses for want of a task is made again as one ([`needs_core_task`]). A call the gateway
+//! stops waiting for cancels the upstream's task with `tasks/cancel`, and so does one whose task
+//! asks for input: input inside an upstream's task is not relayed yet.
 
 use std::time::Duration;
 
-use rmcp::model::{CreateTaskResult, GetTaskParams, TaskPayload};
+use rmcp::model::{
+    CallToolRequestParams, ClientRequest, CreateTaskResult, CustomRequest, ErrorCode,
+    GetTaskParams, ProtocolVersion, ServerResult, TaskPayload,
+};
 use rmcp::service::{Peer, RoleClient, ServiceError};
-use serde_json::Value;
+use serde_json::{Value, json};
 use toolwire_mcp::CallContext;
 
-use super::relay::CancelOnDrop;
+use super::relay::{CancelOnDrop, TaskKind};
+use super::source::printable;
 
 /// The shortest wait between two polls, whatever the upstream asks.
 const POLL_MIN: Duration = Duration::from_millis(50);
@@ -21,6 +29,11 @@ const POLL_MIN: Duration = Duration::from_millis(50);
 const POLL_MAX: Duration = Duration::from_secs(5);
 /// The wait between two polls of an upstream that suggests none.
 const POLL_DEFAULT: Duration = Duration::from_millis(500);
+/// How long a 2025-11-25 upstream is asked to keep a task: the gateway cancels the task when it
+/// stops waiting, so this only bounds what a lost gateway leaves behind.
+const CORE_TASK_TTL: Duration = Duration::from_secs(3600);
+/// Where 2025-11-25 marks the task a `tasks/result` answer belongs to; not the tool's to keep.
+const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
 /// Why a call relayed to an upstream brought no result.
 #[derive(Debug)]
@@ -52,11 +65,25 @@ pub(super) async fn within<T>(
     answer.map_err(Failure::Service)
 }
 
-/// Polls the task the upstream `created` until it ends, each `tasks/get` within `each` (none:
-/// the caller bounds the whole), saying how it goes on `context` (the gateway task's status,
-/// when the call runs as one); the `CallToolResult` of a completed task, as JSON. Given up
-/// before the task ended — dropped, a poll that failed, input asked for — it cancels the task
-/// at the upstream (within `cancel_limit`), so that no upstream work runs on for nobody.
+/// How an upstream's task stands at one look.
+struct Look {
+    state: State,
+    /// Its status message, printable.
+    message: Option<String>,
+    /// The poll interval it asks for now, in milliseconds.
+    interval_ms: Option<u64>,
+}
+
+enum State {
+    Working,
+    InputRequired,
+    /// It ended: its result (a tool error included), or why there is none.
+    Ended(Result<Value, Failure>),
+}
+
+/// Polls the task the upstream `created` (the extension's kind) until it ends, each `tasks/get`
+/// within `each` (none: the caller bounds the whole), saying how it goes on `context`; the
+/// `CallToolResult` of a completed task, as JSON. See [`settle`] for what a task given up does.
 pub(super) async fn follow(
     peer: &Peer<RoleClient>,
     created: CreateTaskResult,
@@ -66,47 +93,225 @@ pub(super) async fn follow(
 ) -> Result<Value, Failure> {
     let task = created.task;
     let id = task.task_id;
-    let mut cancel = CancelOnDrop::task(peer.clone(), id.clone(), cancel_limit);
-    let accepted = task.status_message.as_deref().map(super::source::printable);
+    let cancel = CancelOnDrop::task(peer.clone(), id.clone(), cancel_limit, TaskKind::Extension);
+    let seed = Seed {
+        message: task.status_message.as_deref().map(printable),
+        interval_ms: task.poll_interval_ms,
+        ended: task.status.is_terminal(),
+    };
+    settle(cancel, context, seed, || look_extension(peer, &id, each)).await
+}
+
+/// Whether `answer`, a `tools/call` answer of the upstream behind `peer`, is a 2025-11-25
+/// upstream's refusal of a call that needs a task: the spec's `-32601`, or the tool error the
+/// official TypeScript SDK (1.x) makes of it (`MCP error -32601: Tool … requires task
+/// augmentation`).
+pub(super) fn needs_core_task(
+    peer: &Peer<RoleClient>,
+    answer: &Result<ServerResult, Failure>,
+) -> bool {
+    let core =
+        peer.peer_info().is_some_and(|info| info.protocol_version == ProtocolVersion::V_2025_11_25);
+    core && match answer {
+        Err(Failure::Service(ServiceError::McpError(error))) => {
+            error.code == ErrorCode::METHOD_NOT_FOUND
+        }
+        Ok(ServerResult::CallToolResult(result)) => {
+            result.is_error == Some(true)
+                && matches!(result.content.as_slice(), [only] if only
+                    .as_text()
+                    .is_some_and(|text| text.text.starts_with("MCP error -32601:")))
+        }
+        _ => false,
+    }
+}
+
+/// `tools/call` with `params` as a 2025-11-25 task (`params.task`), for rmcp's typed request has
+/// no `task`.
+pub(super) fn core_task_call(params: &CallToolRequestParams) -> Result<ClientRequest, Failure> {
+    let mut params = serde_json::to_value(params)
+        .map_err(|_| Failure::Service(ServiceError::UnexpectedResponse))?;
+    params["task"] = json!({"ttl": CORE_TASK_TTL.as_millis() as u64});
+    Ok(ClientRequest::CustomRequest(CustomRequest::new("tools/call", Some(params))))
+}
+
+/// The JSON of an answer to a request rmcp does not type (a custom request): rmcp decodes every
+/// answer into its untagged `ServerResult`, whose first variant that fits may not be
+/// `CustomResult` (a 2025-11-25 task reads as the extension's `GetTaskResult`, without its
+/// `pollInterval`); what that variant kept is read back.
+fn answer_json(answer: &ServerResult) -> Result<Value, Failure> {
+    match answer {
+        ServerResult::CustomResult(custom) => Ok(custom.0.clone()),
+        other => serde_json::to_value(other)
+            .map_err(|_| Failure::Service(ServiceError::UnexpectedResponse)),
+    }
+}
+
+/// Polls the 2025-11-25 task the upstream `created` (`{task: {taskId, status, pollInterval,
+/// …}}`) until it ends, as [`follow`] does, and reads its result with `tasks/result`.
+pub(super) async fn follow_core(
+    peer: &Peer<RoleClient>,
+    created: &Value,
+    context: &CallContext,
+    each: Option<Duration>,
+    cancel_limit: Duration,
+) -> Result<Value, Failure> {
+    let task = &created["task"];
+    let Some(id) = task.get("taskId").and_then(Value::as_str) else {
+        return Err(Failure::Service(ServiceError::UnexpectedResponse));
+    };
+    let cancel = CancelOnDrop::task(peer.clone(), id.to_owned(), cancel_limit, TaskKind::Core);
+    let seed = Seed {
+        message: task.get("statusMessage").and_then(Value::as_str).map(printable),
+        interval_ms: task.get("pollInterval").and_then(Value::as_u64),
+        ended: matches!(
+            task.get("status").and_then(Value::as_str),
+            Some("completed" | "failed" | "cancelled")
+        ),
+    };
+    settle(cancel, context, seed, || look_core(peer, id, each)).await
+}
+
+/// What the answer that created a task says of it.
+struct Seed {
+    message: Option<String>,
+    interval_ms: Option<u64>,
+    /// It had ended already: it is read at once.
+    ended: bool,
+}
+
+/// Looks at a task (`look`) until it ends, at the interval it asks for, saying how it goes on
+/// `context` (the gateway task's status, when the call runs as one). Given up before the task
+/// ended — dropped, a look that failed, input asked for — `cancel` cancels it at the upstream,
+/// so that no upstream work runs on for nobody.
+async fn settle<F>(
+    mut cancel: CancelOnDrop,
+    context: &CallContext,
+    seed: Seed,
+    mut look: impl FnMut() -> F,
+) -> Result<Value, Failure>
+where
+    F: Future<Output = Result<Look, Failure>>,
+{
     context.set_status(
-        accepted
+        seed.message
             .unwrap_or_else(|| "accepted by the upstream server, which is working on it".into()),
     );
-    let mut interval = poll_interval(task.poll_interval_ms);
-    // A task that had already ended when it was created is read at once.
-    let mut wait = if task.status.is_terminal() { Duration::ZERO } else { interval };
+    let mut interval = poll_interval(seed.interval_ms);
+    let mut wait = if seed.ended { Duration::ZERO } else { interval };
     loop {
         tokio::time::sleep(wait).await;
-        // The upstream's `-32602` here is an unknown task, not the caller's arguments.
-        let got = match within(each, peer.get_task(GetTaskParams::new(id.clone()))).await {
-            Ok(got) => got.task,
-            Err(Failure::Service(ServiceError::McpError(error))) => {
-                return Err(Failure::Lost(super::source::printable(&error.message)));
-            }
-            Err(other) => return Err(other),
-        };
-        if let Some(message) = &got.task.status_message {
-            context.set_status(super::source::printable(message));
+        let got = look().await?;
+        if let Some(message) = got.message {
+            context.set_status(message);
         }
-        if got.task.poll_interval_ms.is_some() {
-            interval = poll_interval(got.task.poll_interval_ms);
+        if got.interval_ms.is_some() {
+            interval = poll_interval(got.interval_ms);
         }
         wait = interval;
-        let ended = match got.payload {
-            TaskPayload::Completed { result } => Ok(Value::Object(result)),
-            TaskPayload::Failed { error } => {
-                let message = error.get("message").and_then(Value::as_str).unwrap_or("no message");
-                Err(Failure::Failed(super::source::printable(message)))
-            }
-            TaskPayload::Cancelled => Err(Failure::Cancelled),
+        match got.state {
+            State::Working => {}
             // Left armed: the guard cancels the task, which would wait for its input otherwise.
-            TaskPayload::InputRequired { .. } => return Err(Failure::InputRequired),
-            // `working`, or a status this build does not know: polled again.
-            _ => continue,
-        };
-        cancel.disarm();
-        return ended;
+            State::InputRequired => return Err(Failure::InputRequired),
+            State::Ended(ended) => {
+                cancel.disarm();
+                return ended;
+            }
+        }
     }
+}
+
+/// The upstream's `-32602` (or any error) answering a look at its task is about the task (an
+/// unknown one, say), not the caller's arguments.
+fn lost(failure: Failure) -> Failure {
+    match failure {
+        Failure::Service(ServiceError::McpError(error)) => Failure::Lost(printable(&error.message)),
+        other => other,
+    }
+}
+
+/// One `tasks/get` of the extension's task `id`.
+async fn look_extension(
+    peer: &Peer<RoleClient>,
+    id: &str,
+    each: Option<Duration>,
+) -> Result<Look, Failure> {
+    let got = within(each, peer.get_task(GetTaskParams::new(id.to_owned()))).await.map_err(lost)?;
+    let got = got.task;
+    let state = match got.payload {
+        TaskPayload::Completed { result } => State::Ended(Ok(Value::Object(result))),
+        TaskPayload::Failed { error } => {
+            let message = error.get("message").and_then(Value::as_str).unwrap_or("no message");
+            State::Ended(Err(Failure::Failed(printable(message))))
+        }
+        TaskPayload::Cancelled => State::Ended(Err(Failure::Cancelled)),
+        TaskPayload::InputRequired { .. } => State::InputRequired,
+        // `working`, or a status this build does not know: polled again.
+        _ => State::Working,
+    };
+    Ok(Look {
+        state,
+        message: got.task.status_message.as_deref().map(printable),
+        interval_ms: got.task.poll_interval_ms,
+    })
+}
+
+/// One `tasks/get` of the 2025-11-25 task `id`, and its `tasks/result` once it ended.
+async fn look_core(
+    peer: &Peer<RoleClient>,
+    id: &str,
+    each: Option<Duration>,
+) -> Result<Look, Failure> {
+    let got = within(each, custom(peer, "tasks/get", id)).await.map_err(lost)?;
+    let got = answer_json(&got)?;
+    let message = got.get("statusMessage").and_then(Value::as_str).map(printable);
+    let state = match got.get("status").and_then(Value::as_str) {
+        Some("completed") => State::Ended(core_result(peer, id, each).await),
+        // A tool error ends a 2025-11-25 task `failed`, its result the tool error.
+        Some("failed") => State::Ended(match core_result(peer, id, each).await {
+            Ok(result) if result.get("isError").and_then(Value::as_bool) == Some(true) => {
+                Ok(result)
+            }
+            _ => Err(Failure::Failed(message.clone().unwrap_or_else(|| "no message".into()))),
+        }),
+        Some("cancelled") => State::Ended(Err(Failure::Cancelled)),
+        Some("input_required") => State::InputRequired,
+        _ => State::Working,
+    };
+    Ok(Look { state, message, interval_ms: got.get("pollInterval").and_then(Value::as_u64) })
+}
+
+/// The `tasks/result` of the ended 2025-11-25 task `id`: its `CallToolResult`, without the mark
+/// of the task it belongs to.
+async fn core_result(
+    peer: &Peer<RoleClient>,
+    id: &str,
+    each: Option<Duration>,
+) -> Result<Value, Failure> {
+    let got = within(each, custom(peer, "tasks/result", id)).await.map_err(lost)?;
+    let mut result = answer_json(&got)?;
+    let emptied = match result.get_mut("_meta") {
+        Some(Value::Object(meta)) => {
+            meta.remove(RELATED_TASK);
+            meta.is_empty()
+        }
+        _ => false,
+    };
+    // A result that had no `_meta` of its own has none, as it would have answered directly.
+    if let (true, Some(fields)) = (emptied, result.as_object_mut()) {
+        fields.remove("_meta");
+    }
+    Ok(result)
+}
+
+/// Sends the 2025-11-25 request `method` about task `id`, which rmcp does not type.
+pub(super) async fn custom(
+    peer: &Peer<RoleClient>,
+    method: &str,
+    id: &str,
+) -> Result<ServerResult, ServiceError> {
+    let request = CustomRequest::new(method, Some(json!({"taskId": id})));
+    peer.send_request(ClientRequest::CustomRequest(request)).await
 }
 
 /// The wait between two polls when the upstream asks for `asked` milliseconds.
@@ -132,6 +337,50 @@ mod tests {
 
     use super::super::connect::Handler;
     use super::*;
+
+    /// rmcp decodes each answer to a 2025-11-25 request into its untagged `ServerResult` (the
+    /// first variant that fits); what the gateway reads of it survives. The answers are those of
+    /// the official TypeScript SDK 1.32.
+    #[test]
+    fn the_answers_of_core_tasks_keep_what_is_read_of_them() {
+        let decoded = |answer: Value| {
+            let result: ServerResult =
+                serde_json::from_value(answer).unwrap_or_else(|e| panic!("{e}"));
+            let variant = format!("{result:?}");
+            let variant = variant.split('(').next().unwrap_or_default().to_owned();
+            (variant, answer_json(&result).unwrap_or_else(|e| panic!("{e:?}")))
+        };
+        let task = json!({"taskId": "c8b8", "status": "working", "ttl": 60000,
+            "createdAt": "2026-12-05T02:15:38.937Z", "lastUpdatedAt": "2026-12-05T02:15:38.937Z",
+            "pollInterval": 50});
+        // `tools/call` with `params.task`: untyped, whole.
+        let created = json!({"task": task});
+        assert_eq!(decoded(created.clone()), ("CustomResult".to_owned(), created));
+
+        // `tasks/get` of a task at work reads as the extension's task, without `pollInterval`.
+        let (variant, got) = decoded(task.clone());
+        assert_eq!(variant, "GetTaskResult");
+        assert_eq!((&got["taskId"], &got["status"]), (&task["taskId"], &task["status"]));
+        assert!(got.get("pollInterval").is_none(), "{got}");
+        let mut failed = task.clone();
+        failed["status"] = json!("failed");
+        failed["statusMessage"] = json!("it broke");
+        let (_, got) = decoded(failed.clone());
+        assert_eq!(
+            (&got["status"], &got["statusMessage"]),
+            (&failed["status"], &failed["statusMessage"])
+        );
+        let mut completed = task.clone();
+        completed["status"] = json!("completed");
+        let (_, got) = decoded(completed);
+        assert_eq!(got["status"], "completed");
+
+        // `tasks/result`: the tool's result, its `_meta` kept.
+        let result = json!({"content": [{"type": "text", "text": "done"}],
+            "structuredContent": {"pages": 3},
+            "_meta": {RELATED_TASK: {"taskId": "c8b8"}}});
+        assert_eq!(decoded(result.clone()), ("CallToolResult".to_owned(), result));
+    }
 
     #[test]
     fn the_poll_interval_is_the_upstream_s_within_bounds() {

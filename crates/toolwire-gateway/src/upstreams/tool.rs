@@ -130,6 +130,12 @@ impl Link {
                 tracing::warn!(upstream = %upstream, tool = %remote, "upstream answered a call with something other than a tool result");
                 self.unavailable(remote, "its answer was not a tool result", false)
             }
+            // It answered, with an error: asking the same again would get the same.
+            Failure::Service(ServiceError::McpError(error)) => {
+                tracing::warn!(upstream = %upstream, tool = %remote, code = error.code.0, error = %error.message.escape_debug(), "upstream refused a call");
+                let why = format!("the upstream server refused the call: {}", said(&error.message));
+                self.unavailable(remote, &why, false)
+            }
             Failure::Service(e) => {
                 tracing::warn!(upstream = %upstream, tool = %remote, error = %e.to_string().escape_debug(), "upstream call failed");
                 match unreadable_http_answer(&e) {
@@ -232,7 +238,8 @@ impl DynTool for UpstreamTool {
 
 /// One call at the upstream to its end, each request within `each` (none: the caller bounds
 /// the whole): the `tools/call` (`ask`), then the upstream's task when it answers with one
-/// (`super::task::follow`); the `CallToolResult` as JSON.
+/// (`super::task::follow`); a 2025-11-25 upstream that refuses the call for want of a task is
+/// asked once more for one (`super::task::follow_core`). The `CallToolResult` as JSON.
 async fn relay(
     link: &Link,
     peer: &Peer<RoleClient>,
@@ -242,7 +249,14 @@ async fn relay(
     context: &CallContext,
     each: Option<Duration>,
 ) -> Result<Value, Failure> {
-    match within(each, ask(peer, params, &link.relays, progress, asker)).await? {
+    let call = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
+    let mut answer =
+        within(each, ask(peer, call, &link.relays, progress.clone(), asker.clone())).await;
+    if super::task::needs_core_task(peer, &answer) {
+        let call = super::task::core_task_call(&params)?;
+        answer = within(each, ask(peer, call, &link.relays, progress, asker)).await;
+    }
+    match answer? {
         ServerResult::CallToolResult(result) => {
             // A typed result always serializes; the failure is read as the garbage it would be.
             serde_json::to_value(&result)
@@ -252,21 +266,24 @@ async fn relay(
             super::task::follow(peer, task, context, each, link.timeout).await
         }
         ServerResult::InputRequiredResult(_) => Err(Failure::InputRequired),
+        // A 2025-11-25 task (`{task: {…}}`), which rmcp leaves untyped.
+        ServerResult::CustomResult(created) if created.0.get("task").is_some() => {
+            super::task::follow_core(peer, &created.0, context, each, link.timeout).await
+        }
         _ => Err(Failure::Service(ServiceError::UnexpectedResponse)),
     }
 }
 
-/// Sends `tools/call` and waits for the upstream's answer — a result, a task or something else
-/// — routing its progress to `progress` meanwhile; dropped before the answer (the limit passed,
-/// the client cancelled), it cancels the request at the upstream.
+/// Sends `request` (a `tools/call`) and waits for the upstream's answer — a result, a task or
+/// something else — routing its progress to `progress` meanwhile; dropped before the answer (the
+/// limit passed, the client cancelled), it cancels the request at the upstream.
 async fn ask(
     peer: &Peer<RoleClient>,
-    params: CallToolRequestParams,
+    request: ClientRequest,
     relays: &Arc<Relays>,
     progress: Option<(Peer<RoleServer>, ProgressToken)>,
     asker: Option<Asker>,
 ) -> Result<ServerResult, ServiceError> {
-    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
     let handle = peer.send_request_with_option(request, PeerRequestOptions::no_options()).await?;
     let route =
         progress.map(|(client, token)| relays.route(handle.progress_token.clone(), client, token));
@@ -297,6 +314,24 @@ fn unreadable_http_answer(error: &ServiceError) -> Option<String> {
     }
 }
 
+/// The most characters of an upstream's error message the model reads.
+const SAID_LIMIT: usize = 200;
+
+/// An upstream's error message as the model reads it: on one line (a newline or a tab is a
+/// space), without control characters (a terminal escape), cut to [`SAID_LIMIT`] characters.
+fn said(message: &str) -> String {
+    let line: String = message
+        .chars()
+        .map(|c| if c.is_whitespace() { ' ' } else { c })
+        .filter(|c| !c.is_control())
+        .collect();
+    let line = line.trim();
+    match line.char_indices().nth(SAID_LIMIT) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line.to_owned(),
+    }
+}
+
 /// An `upstream_unavailable` failure saying whether to retry (never the command line or URL).
 fn unavailable(upstream: &str, tool: &str, why: &str, retry: bool) -> ToolResult {
     let advice =
@@ -305,4 +340,56 @@ fn unavailable(upstream: &str, tool: &str, why: &str, retry: bool) -> ToolResult
         ErrorCode::UpstreamUnavailable,
         format!("Tool {tool} of {upstream} is unavailable: {why}. {advice}"),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use rmcp::model::{ErrorCode as RpcCode, ErrorData};
+
+    use super::*;
+    use crate::config::UpstreamTransport;
+
+    fn link() -> Link {
+        let upstream = Upstream {
+            name: "shop".into(),
+            transport: UpstreamTransport::Stdio {
+                program: "shop-server".into(),
+                args: Vec::new(),
+                env: BTreeMap::new(),
+            },
+            tool_prefix: String::new(),
+            tools: None,
+            outputs: BTreeMap::new(),
+            privileges: Vec::new(),
+            timeout: Duration::from_secs(1),
+        };
+        Link::new(&upstream, Arc::new(Metrics::new()))
+    }
+
+    fn text(result: &ToolResult) -> String {
+        result.error().map(|error| error.message.clone()).unwrap_or_default()
+    }
+
+    #[test]
+    fn an_upstream_error_says_it_refused_the_call_without_advising_a_retry() {
+        let error = ErrorData::new(RpcCode(-32603), "stock\u{1b}[31m\nservice is\tdown", None);
+        let failed = link().failed("order", Failure::Service(ServiceError::McpError(error)));
+        assert_eq!(
+            text(&failed),
+            "Tool order of shop is unavailable: the upstream server refused the call: stock[31m service is down. The operator should check the upstream server."
+        );
+
+        // A long message is cut.
+        let error = ErrorData::new(RpcCode(-32000), "x".repeat(500), None);
+        let failed = link().failed("order", Failure::Service(ServiceError::McpError(error)));
+        let said = format!("the upstream server refused the call: {}…. ", "x".repeat(SAID_LIMIT));
+        assert!(text(&failed).contains(&said), "{}", text(&failed));
+
+        // `-32602` stays the caller's arguments.
+        let error = ErrorData::invalid_params("qty must be positive", None);
+        let failed = link().failed("order", Failure::Service(ServiceError::McpError(error)));
+        assert_eq!(text(&failed), "qty must be positive");
+    }
 }

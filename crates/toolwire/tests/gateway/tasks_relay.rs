@@ -4,10 +4,13 @@
 //! end for a client answered in its request, runs it as a gateway task for a client that holds
 //! one (2026-07-28's extension or 2025-11-25's `params.task`), and cancels it at the upstream
 //! when it stops waiting — seen in the upstream's task metrics, since the upstream's task id
-//! never leaves the gateway.
+//! never leaves the gateway. A 2025-11-25 upstream (the official TypeScript SDK's, which must
+//! run its `required` tools as tasks) is asked for a task once it refuses the plain call, and
+//! its task is relayed the same way.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -18,13 +21,8 @@ use crate::gateway::{HttpClient, Server};
 /// upstream have `timeout_ms`.
 fn gateways(timeout_ms: u64) -> (Server, Server) {
     let upstream = Server::start_flagged(&["--conformance"], Some("[auth]\nanonymous = true\n"));
-    let config = format!(
-        r#"demo_tools = false
-phase = "spec"
-
-[auth]
-anonymous = true
-
+    let gateway = gateway_before(&format!(
+        r#"
 [[upstreams]]
 name = "conf"
 url = "{url}"
@@ -33,9 +31,15 @@ tools = ["slow_compute", "failing_job", "protocol_error_job", "confirm_delete", 
 timeout_ms = {timeout_ms}
 "#,
         url = upstream.url,
-    );
-    let gateway = Server::start(Some(&config), &[]);
+    ));
     (upstream, gateway)
+}
+
+/// A gateway (phase `spec`, anonymous, no demo tools) in front of the `[[upstreams]]` table
+/// `upstream`.
+fn gateway_before(upstream: &str) -> Server {
+    let head = "demo_tools = false\nphase = \"spec\"\n\n[auth]\nanonymous = true\n";
+    Server::start(Some(&format!("{head}{upstream}")), &[])
 }
 
 /// `result` without its `_meta` (a timestamp, the server's name).
@@ -158,7 +162,11 @@ fn an_upstream_task_is_polled_to_its_result_whatever_the_client_holds() {
 
 /// What a client reads of the upstream's `failing_job` (phase `spec`).
 fn failing_job() -> Value {
-    let message = "The job failed, as it always does";
+    tool_error("The job failed, as it always does")
+}
+
+/// What a client reads of an upstream's tool error saying `message` (phase `spec`).
+fn tool_error(message: &str) -> Value {
     json!({
         "content": [
             {"type": "text", "text": message},
@@ -243,4 +251,87 @@ fn the_upstream_s_task_is_cancelled_when_the_gateway_stops_waiting() {
             .contains("toolwire_tasks_total{tool=\"slow_compute\",event=\"completed\"}"),
         "an upstream task ran to its end"
     );
+}
+
+/// The gateway in front of the TypeScript SDK fixture `tests/clients/upstreams/tasks_server.mjs`
+/// on stdio (2025-11-25), its requests within `timeout_ms`, refusing a plain call of a task tool
+/// with a JSON-RPC error when `strict` (else with the SDK's tool error); `None` when the fixture's
+/// Node is not installed (`scripts/clients` installs it, after `cargo test` in `scripts/test`).
+fn core_gateway(timeout_ms: u64, strict: bool) -> Option<Server> {
+    let clients = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/clients");
+    let node = clients.join("node_modules/.bin/node");
+    if !node.is_file() {
+        eprintln!("skipped: {} is not installed (scripts/clients installs it)", node.display());
+        return None;
+    }
+    let upstream = format!(
+        r#"
+[[upstreams]]
+name = "core"
+command = [{node:?}, {fixture:?}{strict}]
+tool_prefix = "core_"
+timeout_ms = {timeout_ms}
+"#,
+        node = node.display().to_string(),
+        fixture = clients.join("upstreams/tasks_server.mjs").display().to_string(),
+        strict = if strict { ", \"--strict\"" } else { "" },
+    );
+    Some(gateway_before(&upstream))
+}
+
+#[test]
+fn a_2025_11_25_upstream_s_required_task_tool_is_relayed_as_its_task() {
+    // The spec's refusal of a plain call (`-32601`): the same call made as a task.
+    let Some(gateway) = core_gateway(3000, true) else { return };
+    let mut client = HttpClient::connect(&gateway.url, "2025-06-18", None);
+    let got = client.call("core_report", json!({"label": "q3"}));
+    assert_eq!(got["result"]["content"][1]["text"], "Report q3 is ready", "{got}");
+    drop(gateway);
+
+    // The TypeScript SDK's refusal (a tool error holding `-32601`).
+    let Some(gateway) = core_gateway(3000, false) else { return };
+    let mut client = HttpClient::connect(&gateway.url, "2025-06-18", None);
+    let got = client.call("core_report", json!({"label": "q3"}));
+    // As a direct result renders: the structured content as text first, then the text block.
+    assert_eq!(
+        sans_meta(&got["result"]),
+        json!({
+            "content": [
+                {"type": "text", "text": "{\"label\":\"q3\",\"pages\":3}"},
+                {"type": "text", "text": "Report q3 is ready"}
+            ],
+            "structuredContent": {"label": "q3", "pages": 3}
+        }),
+        "{got}"
+    );
+
+    // A task that fails with a tool error: the tool's error.
+    let got = client.call("core_failing_report", json!({}));
+    assert_eq!(sans_meta(&got["result"]), tool_error("The report could not be written"), "{got}");
+    assert_metric(&gateway, "toolwire_upstream_calls_total{upstream=\"core\",outcome=\"ok\"} 1");
+}
+
+#[test]
+fn a_2025_11_25_upstream_s_task_is_cancelled_when_the_gateway_stops_waiting() {
+    let Some(gateway) = core_gateway(1000, false) else { return };
+    let mut client = HttpClient::connect(&gateway.url, "2025-06-18", None);
+    let got = client.call("core_report", json!({"label": "long", "ms": 60000}));
+    assert_eq!(
+        got["result"]["content"][0]["text"],
+        "Tool report of core is unavailable: the upstream server did not answer within 1000 ms. Try again later.",
+        "{got}"
+    );
+    // The fixture lists the tasks cancelled with `tasks/cancel` (sent once the call is given up).
+    let started = Instant::now();
+    loop {
+        let cancels = client.call("core_cancels", json!({}));
+        let text = cancels["result"]["content"][0]["text"].as_str().unwrap_or_default().to_owned();
+        let ids: Vec<String> = serde_json::from_str(&text).unwrap_or_else(|_| panic!("{cancels}"));
+        if ids.len() == 1 {
+            break;
+        }
+        assert!(ids.is_empty(), "{cancels}");
+        assert!(started.elapsed() < Duration::from_secs(10), "no task cancelled: {cancels}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

@@ -24,3 +24,12 @@ install_system_packages() {
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq redis-server
 }
+
+# tests/clients/package.json overrides `napi-windows-process-start-time` (a Windows-only optional
+# package deep in the Inspector's dependency tree) with an empty package: the registry reachable
+# here does not serve it, and `npm ci` refuses a lock that names a package it cannot fetch, even
+# an optional one for another platform. The override keeps the lock installable everywhere.
+npm_ci() {
+  (cd tests/clients && npm ci --no-audit --no-fund --loglevel=error)
+  tests/clients/node_modules/.bin/node --version | grep -q '^v22\.'
+}

@@ -160,6 +160,21 @@ fn an_upstream_task_is_polled_to_its_result_whatever_the_client_holds() {
     assert_metric(&gateway, "toolwire_upstream_calls_total{upstream=\"conf\",outcome=\"ok\"} 3");
 }
 
+#[test]
+fn a_quick_upstream_call_is_answered_in_its_request_even_for_a_client_holding_tasks() {
+    let (_upstream, gateway) = gateways(3000);
+    let mut client = HttpClient::connect(&gateway.url, "2026-07-28", None);
+    // `greet` answers at once at the upstream, which makes no task of it: neither does the
+    // gateway, though the tool is published task-optional and the client holds the extension.
+    let call = with_tasks(json!({"name": "conf_greet", "arguments": {"name": "Ada"}}));
+    let got = client.request("tools/call", call);
+    assert_eq!(sans_meta(&got["result"]), complete(text_result("Hello, Ada!")), "{got}");
+    // A slow one still becomes a task: the upstream made it one.
+    let id = start_task(&mut client, "conf_slow_compute", json!({"seconds": 0.3, "label": "x"}));
+    let done = poll_until(&mut client, &id, |task| task["status"] == "completed");
+    assert_eq!(sans_meta(&done["result"]), complete(text_result("Computed x in 0.3 s")));
+}
+
 /// What a client reads of the upstream's `failing_job` (phase `spec`).
 fn failing_job() -> Value {
     tool_error("The job failed, as it always does")
@@ -255,15 +270,16 @@ fn the_upstream_s_task_is_cancelled_when_the_gateway_stops_waiting() {
 
 /// The gateway in front of the TypeScript SDK fixture `tests/clients/upstreams/tasks_server.mjs`
 /// on stdio (2025-11-25), its requests within `timeout_ms`, refusing a plain call of a task tool
-/// with a JSON-RPC error when `strict` (else with the SDK's tool error); `None` when the fixture's
-/// Node is not installed (`scripts/clients` installs it, after `cargo test` in `scripts/test`).
-fn core_gateway(timeout_ms: u64, strict: bool) -> Option<Server> {
+/// with a JSON-RPC error when `strict` (else with the SDK's tool error). Node comes from
+/// `tests/clients` (`scripts/test` installs it before `cargo test`; by hand: `npm ci` there).
+fn core_gateway(timeout_ms: u64, strict: bool) -> Server {
     let clients = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/clients");
     let node = clients.join("node_modules/.bin/node");
-    if !node.is_file() {
-        eprintln!("skipped: {} is not installed (scripts/clients installs it)", node.display());
-        return None;
-    }
+    assert!(
+        node.is_file(),
+        "{} is not installed: run scripts/test, or `npm ci` in tests/clients",
+        node.display()
+    );
     let upstream = format!(
         r#"
 [[upstreams]]
@@ -276,20 +292,20 @@ timeout_ms = {timeout_ms}
         fixture = clients.join("upstreams/tasks_server.mjs").display().to_string(),
         strict = if strict { ", \"--strict\"" } else { "" },
     );
-    Some(gateway_before(&upstream))
+    gateway_before(&upstream)
 }
 
 #[test]
 fn a_2025_11_25_upstream_s_required_task_tool_is_relayed_as_its_task() {
     // The spec's refusal of a plain call (`-32601`): the same call made as a task.
-    let Some(gateway) = core_gateway(3000, true) else { return };
+    let gateway = core_gateway(3000, true);
     let mut client = HttpClient::connect(&gateway.url, "2025-06-18", None);
     let got = client.call("core_report", json!({"label": "q3"}));
     assert_eq!(got["result"]["content"][1]["text"], "Report q3 is ready", "{got}");
     drop(gateway);
 
     // The TypeScript SDK's refusal (a tool error holding `-32601`).
-    let Some(gateway) = core_gateway(3000, false) else { return };
+    let gateway = core_gateway(3000, false);
     let mut client = HttpClient::connect(&gateway.url, "2025-06-18", None);
     let got = client.call("core_report", json!({"label": "q3"}));
     // As a direct result renders: the structured content as text first, then the text block.
@@ -313,7 +329,7 @@ fn a_2025_11_25_upstream_s_required_task_tool_is_relayed_as_its_task() {
 
 #[test]
 fn a_2025_11_25_upstream_s_task_is_cancelled_when_the_gateway_stops_waiting() {
-    let Some(gateway) = core_gateway(1000, false) else { return };
+    let gateway = core_gateway(1000, false);
     let mut client = HttpClient::connect(&gateway.url, "2025-06-18", None);
     let got = client.call("core_report", json!({"label": "long", "ms": 60000}));
     assert_eq!(

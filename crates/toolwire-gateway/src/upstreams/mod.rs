@@ -2,12 +2,13 @@
 //! Streamable HTTP, the newest revision the upstream accepts); `source` supervises it and offers
 //! the upstream's tools as a `ToolSource`; `tool` calls one of them, and `task` follows the
 //! upstream's task (the tasks extension's, or 2025-11-25's) to its end; `result` turns what the upstream answers into a
-//! `ToolResult`; `extend` re-serves its resources and prompts; `relay` passes its progress on to
+//! `ToolResult`, and `input` the input it asks for; `extend` re-serves its resources and prompts; `relay` passes its progress on to
 //! the client; `paging` reads the upstream's lists within bounds; `lines` reads a stdio
 //! upstream's messages within their bound.
 
 mod connect;
 mod extend;
+mod input;
 mod lines;
 mod paging;
 mod relay;

@@ -49,7 +49,7 @@ pub(super) enum Failure {
     /// The upstream answered a poll of its task with an error (it no longer knows the task,
     /// say), with the error's message.
     Lost(String),
-    /// The upstream asked for input, which is not relayed yet.
+    /// The upstream asked for input inside its task, which is not relayed yet.
     InputRequired,
 }
 

@@ -9,7 +9,8 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, ClientRequest, ProgressToken, ServerResult,
+    CallToolRequest, CallToolRequestParams, ClientRequest, InputRequiredResult, ProgressToken,
+    ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RoleServer, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpError;
@@ -102,6 +103,18 @@ impl Link {
         self.counted(if failed { "tool_error" } else { "ok" }, converted.result)
     }
 
+    /// The upstream's request for input, asked of the client as toolwire asks for any tool
+    /// (counted); a request toolwire cannot relay is the upstream's failure.
+    fn asks(&self, remote: &str, asked: &InputRequiredResult) -> ToolResult {
+        match super::input::asked(asked) {
+            Ok(result) => self.counted("input_required", result),
+            Err(why) => {
+                tracing::warn!(upstream = %self.upstream, tool = %remote, why = %why.escape_debug(), "upstream asked for input that cannot be relayed");
+                self.unavailable(remote, &why, false)
+            }
+        }
+    }
+
     /// What the model reads of a call that brought no result, counted.
     fn failed(&self, remote: &str, failure: Failure) -> ToolResult {
         let upstream = &self.upstream;
@@ -173,7 +186,7 @@ impl Link {
             }
             Failure::InputRequired => self.unavailable(
                 remote,
-                "the upstream server asked for input, which toolwire cannot relay yet",
+                "the upstream server asked for input inside its task, which toolwire cannot relay yet",
                 false,
             ),
         }
@@ -203,6 +216,8 @@ impl DynTool for UpstreamTool {
         if let Value::Object(arguments) = arguments {
             params = params.with_arguments(arguments.clone());
         }
+        // The retry of a call the upstream asked input for carries the answers and its state.
+        let params = super::input::answered(params, context.input());
         // The client's progress token stays here; the upstream's progress is routed back to it.
         let progress = context
             .request()
@@ -229,17 +244,26 @@ impl DynTool for UpstreamTool {
                 tokio::time::timeout(link.timeout, relayed).await.unwrap_or(Err(Failure::Timeout))
             };
             Ok(match answer {
-                Ok(json) => link.converted(&remote, output.as_deref(), &json),
+                Ok(Relayed::Result(json)) => link.converted(&remote, output.as_deref(), &json),
+                Ok(Relayed::Asks(asked)) => link.asks(&remote, &asked),
                 Err(failure) => link.failed(&remote, failure),
             })
         })
     }
 }
 
+/// What a call at the upstream came to.
+enum Relayed {
+    /// Its `CallToolResult`, as JSON.
+    Result(Value),
+    /// The upstream asks for input first (2026-07-28's `InputRequiredResult`).
+    Asks(Box<InputRequiredResult>),
+}
+
 /// One call at the upstream to its end, each request within `each` (none: the caller bounds
 /// the whole): the `tools/call` (`ask`), then the upstream's task when it answers with one
 /// (`super::task::follow`); a 2025-11-25 upstream that refuses the call for want of a task is
-/// asked once more for one (`super::task::follow_core`). The `CallToolResult` as JSON.
+/// asked once more for one (`super::task::follow_core`).
 async fn relay(
     link: &Link,
     peer: &Peer<RoleClient>,
@@ -248,7 +272,7 @@ async fn relay(
     asker: Option<Asker>,
     context: &CallContext,
     each: Option<Duration>,
-) -> Result<Value, Failure> {
+) -> Result<Relayed, Failure> {
     let call = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
     let mut answer =
         within(each, ask(peer, call, &link.relays, progress.clone(), asker.clone())).await;
@@ -256,7 +280,7 @@ async fn relay(
         let call = super::task::core_task_call(&params)?;
         answer = within(each, ask(peer, call, &link.relays, progress, asker)).await;
     }
-    match answer? {
+    let json = match answer? {
         ServerResult::CallToolResult(result) => {
             // A typed result always serializes; the failure is read as the garbage it would be.
             serde_json::to_value(&result)
@@ -265,13 +289,14 @@ async fn relay(
         ServerResult::CreateTaskResult(task) => {
             super::task::follow(peer, task, context, each, link.timeout).await
         }
-        ServerResult::InputRequiredResult(_) => Err(Failure::InputRequired),
+        ServerResult::InputRequiredResult(asked) => return Ok(Relayed::Asks(Box::new(asked))),
         // A 2025-11-25 task (`{task: {…}}`), which rmcp leaves untyped.
         ServerResult::CustomResult(created) if created.0.get("task").is_some() => {
             super::task::follow_core(peer, &created.0, context, each, link.timeout).await
         }
         _ => Err(Failure::Service(ServiceError::UnexpectedResponse)),
-    }
+    };
+    json.map(Relayed::Result)
 }
 
 /// Sends `request` (a `tools/call`) and waits for the upstream's answer — a result, a task or

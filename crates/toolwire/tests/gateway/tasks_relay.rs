@@ -27,7 +27,8 @@ fn gateways(timeout_ms: u64) -> (Server, Server) {
 name = "conf"
 url = "{url}"
 tool_prefix = "conf_"
-tools = ["slow_compute", "failing_job", "protocol_error_job", "confirm_delete", "greet"]
+tools = ["slow_compute", "failing_job", "protocol_error_job", "confirm_delete", "greet",
+         "test_tool_with_task"]
 timeout_ms = {timeout_ms}
 "#,
         url = upstream.url,
@@ -175,6 +176,56 @@ fn a_quick_upstream_call_is_answered_in_its_request_even_for_a_client_holding_ta
     assert_eq!(sans_meta(&done["result"]), complete(text_result("Computed x in 0.3 s")));
 }
 
+#[test]
+fn input_an_upstream_asks_for_is_asked_of_the_client_and_its_answer_goes_back() {
+    let (upstream, gateway) = gateways(3000);
+    let mut client = HttpClient::connect(&gateway.url, "2026-07-28", None);
+    let caps = json!({"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}});
+    let call = |client: &mut HttpClient, extra: Value| {
+        let mut params =
+            json!({"name": "conf_test_tool_with_task", "arguments": {}, "_meta": caps});
+        if let (Some(params), Value::Object(extra)) = (params.as_object_mut(), extra) {
+            params.extend(extra);
+        }
+        client.request("tools/call", params)
+    };
+    // The upstream asks a name before its task exists: the client is asked the same.
+    let first = call(&mut client, json!({}));
+    let asked = &first["result"];
+    assert_eq!(asked["resultType"], "input_required", "{first}");
+    crate::gateway::assert_valid("2026-07-28", "InputRequiredResult", asked);
+    assert_eq!(
+        asked["inputRequests"],
+        json!({"name": {"method": "elicitation/create", "params": {
+            "mode": "form", "message": "What is your name?",
+            "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}},
+                                "required": ["name"]}}}}),
+        "{first}"
+    );
+    let state = asked["requestState"].as_str().unwrap_or_else(|| panic!("{first}")).to_owned();
+    // The answer goes to the upstream with its state; it runs its task, which the gateway
+    // follows to the result.
+    let answers = json!({"name": {"action": "accept", "content": {"name": "Ada"}}});
+    let second = call(&mut client, json!({"inputResponses": answers, "requestState": state}));
+    assert_eq!(
+        sans_meta(&second["result"]),
+        complete(text_result("Hello, Ada! The task is done.")),
+        "{second}"
+    );
+    assert_metric(&upstream, &upstream_tasks("test_tool_with_task", "completed", 1));
+    assert_metric(
+        &gateway,
+        "toolwire_upstream_calls_total{upstream=\"conf\",outcome=\"input_required\"} 1",
+    );
+
+    // A client in a session that cannot be asked gets the failure `input_required`, never a
+    // hang.
+    let mut old = HttpClient::connect(&gateway.url, "2025-06-18", None);
+    let got = old.call("conf_test_tool_with_task", json!({}));
+    assert_eq!(got["result"]["isError"], true, "{got}");
+    assert_eq!(got["result"]["structuredContent"]["error"]["code"], "input_required", "{got}");
+}
+
 /// What a client reads of the upstream's `failing_job` (phase `spec`).
 fn failing_job() -> Value {
     tool_error("The job failed, as it always does")
@@ -230,11 +281,12 @@ fn a_tool_error_a_failed_task_and_input_inside_a_task_reach_the_client() {
         "{got}"
     );
 
-    // A task that asks for input: not relayed yet, so it is cancelled at the upstream.
+    // A task that asks for input inside it: not relayed yet, so it is cancelled at the
+    // upstream.
     let got = client.call("conf_confirm_delete", json!({"filename": "a.txt"}));
     let text = got["result"]["content"][0]["text"].as_str().unwrap_or_default();
     assert!(
-        text.starts_with("Tool confirm_delete of conf is unavailable: the upstream server asked for input, which toolwire cannot relay yet."),
+        text.starts_with("Tool confirm_delete of conf is unavailable: the upstream server asked for input inside its task, which toolwire cannot relay yet."),
         "{got}"
     );
     assert_metric(&upstream, &upstream_tasks("confirm_delete", "cancelled", 1));

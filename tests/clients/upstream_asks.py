@@ -11,10 +11,12 @@ elicitation and sampling to it, so it lists ``trigger-elicitation-request`` and
   the upstream sent them) and the upstream's result carries the client's answer;
 - the same calls from a client that declared neither: the elicitation is declined (the upstream
   says so in its result) and the sampling tool fails, without a hang;
-- a stateless 2026-07-28 client (``mode="2026-07-28"``), which has no server-to-client requests:
-  declined as well, also while a client that could be asked has a call of its own in flight on
-  the same upstream (over stdio the upstream's request does not say which call it is about, so
-  that client is never shown another caller's question).
+- a stateless 2026-07-28 client (``mode="2026-07-28"``), which has no server-to-client requests,
+  with both callbacks: the upstream's question comes as input required while toolwire holds the
+  call, the SDK answers it on the retry and the upstream's result carries the answer;
+- a stateless client that declared neither: declined, also while a client that could be asked
+  has a call of its own in flight on the same upstream (over stdio the upstream's request does
+  not say which call it is about, so that client is never shown another caller's question).
 
 Usage: python upstream_asks.py TOOLWIRE_BINARY
 Exits 0 when every check passed, 1 otherwise.
@@ -87,25 +89,31 @@ async def checks(url: str) -> list[str]:
         if not ok:
             failures.append(what)
 
-    asked: list[dict[str, Any]] = []
-    async with client(url, "legacy", asked) as c:
-        names = {t.name for t in (await c.list_tools()).tools}
-        expect({ELICIT, SAMPLE} <= names, f"the upstream's asking tools are not listed: {sorted(names)}")
-        r = await call(c, ELICIT, {})
-        expect(r.get("isError") is not True, f"elicitation through toolwire: an error result {r}")
-        expect("User provided the requested information" in text_of(r) and "Ada Lovelace" in text_of(r),
-               f"the upstream did not get the client's answer: {text_of(r)[:400]}")
-        r = await call(c, SAMPLE, {"prompt": "Say hi", "maxTokens": 20})
-        expect("hello from the client's model" in text_of(r),
-               f"the upstream did not get the client's sampling answer: {text_of(r)[:400]}")
-    kinds = [next(iter(a)) for a in asked]
-    expect(kinds == ["elicitation", "sampling"], f"the client was asked {kinds}, not one elicitation then one sampling")
-    if kinds[:1] == ["elicitation"]:
-        params = asked[0]["elicitation"]
-        expect(params.get("message") == "Please provide inputs for the following fields:",
-               f"the question is not the upstream's: {params.get('message')!r}")
-        expect(params.get("requestedSchema", {}).get("required") == ["name"],
-               f"the requested schema is not the upstream's: {json.dumps(params)[:300]}")
+    async def answered(mode: str) -> None:
+        """A client of ``mode`` with both callbacks: asked each question of the upstream once, and
+        the upstream's result carries its answer."""
+        asked: list[dict[str, Any]] = []
+        async with client(url, mode, asked) as c:
+            names = {t.name for t in (await c.list_tools()).tools}
+            expect({ELICIT, SAMPLE} <= names, f"{mode}: the upstream's asking tools are not listed: {sorted(names)}")
+            r = await call(c, ELICIT, {})
+            expect(r.get("isError") is not True, f"{mode}: elicitation through toolwire: an error result {r}")
+            expect("User provided the requested information" in text_of(r) and "Ada Lovelace" in text_of(r),
+                   f"{mode}: the upstream did not get the client's answer: {text_of(r)[:400]}")
+            r = await call(c, SAMPLE, {"prompt": "Say hi", "maxTokens": 20})
+            expect("hello from the client's model" in text_of(r),
+                   f"{mode}: the upstream did not get the client's sampling answer: {text_of(r)[:400]}")
+        kinds = [next(iter(a)) for a in asked]
+        expect(kinds == ["elicitation", "sampling"],
+               f"{mode}: the client was asked {kinds}, not one elicitation then one sampling")
+        if kinds[:1] == ["elicitation"]:
+            params = asked[0]["elicitation"]
+            expect(params.get("message") == "Please provide inputs for the following fields:",
+                   f"{mode}: the question is not the upstream's: {params.get('message')!r}")
+            expect(params.get("requestedSchema", {}).get("required") == ["name"],
+                   f"{mode}: the requested schema is not the upstream's: {json.dumps(params)[:300]}")
+
+    await answered("legacy")
 
     async with client(url, "legacy", None) as bare:
         r = await call(bare, ELICIT, {})
@@ -116,11 +124,12 @@ async def checks(url: str) -> list[str]:
         except Exception as e:  # noqa: BLE001 - a JSON-RPC error is an acceptable refusal too
             expect("hello" not in str(e), f"sampling without a client that samples: {e}")
 
-    stateless_asked: list[dict[str, Any]] = []
-    async with client(url, "2026-07-28", stateless_asked) as modern:
-        r = await call(modern, ELICIT, {})
-        expect("User declined" in text_of(r), f"2026-07-28: not declined: {text_of(r)[:300]}")
-        expect(stateless_asked == [], f"2026-07-28: the client was asked over a connection: {stateless_asked}")
+    # A stateless client that declared both is asked as input required (the gateway holds the
+    # call meanwhile); the SDK answers with its callbacks on the retry.
+    await answered("2026-07-28")
+    async with client(url, "2026-07-28", None) as bare:
+        r = await call(bare, ELICIT, {})
+        expect("User declined" in text_of(r), f"2026-07-28 that cannot be asked: not declined: {text_of(r)[:300]}")
 
     # Two calls in flight on the stdio upstream: one that can be asked (a long operation) and
     # the stateless one that asks. The question goes to nobody.

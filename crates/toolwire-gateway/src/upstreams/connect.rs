@@ -27,7 +27,8 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use tokio::sync::Notify;
 
 use super::UpstreamError;
-use super::relay::Relays;
+use super::park::Question;
+use super::relay::{Client, Relays};
 use crate::config::{Upstream, UpstreamTransport};
 
 /// How long opening a connection (the handshake included) may take.
@@ -46,7 +47,8 @@ pub(super) const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 /// What the upstream may tell the gateway outside an answer: rmcp's client handler, which hears
 /// `notifications/tools/list_changed` (and the other list changes) and wakes the supervisor,
 /// passes progress on to the client whose call it is about, and relays the upstream's
-/// elicitation and sampling requests to that client when it can be asked (`Relays::asker_for`);
+/// elicitation and sampling requests to that client when it can be asked (`Relays::asker_for`:
+/// over its session, or as input required while its call is parked, `super::park`);
 /// otherwise an elicitation is declined and sampling is not supported, rmcp's own answers. It
 /// declares both capabilities to the upstream, which then may ask during a call, and the tasks
 /// extension, so that an upstream that has it may answer a call with a task (`super::task`; on
@@ -81,18 +83,34 @@ impl Handler {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
         let asker = self.relays.asker_for(origin).filter(can)?;
-        let answer = tokio::time::timeout(RELAYED_ANSWER_LIMIT, asker.client.send_request(request));
+        let answer = tokio::time::timeout(RELAYED_ANSWER_LIMIT, ask(asker.client, request));
         Some(match answer.await {
-            Ok(Ok(result)) => Ok(result),
-            Ok(Err(ServiceError::McpError(error))) => Err(error),
-            Ok(Err(error)) => {
-                Err(ErrorData::internal_error(format!("the client did not answer: {error}"), None))
-            }
+            Ok(answer) => answer,
             Err(_) => Err(ErrorData::internal_error(
                 format!("the client did not answer within {} s", RELAYED_ANSWER_LIMIT.as_secs()),
                 None,
             )),
         })
+    }
+}
+
+/// Asks `client` `request` and waits for its answer: over its session, or through its parked
+/// call (`super::park`), whose retry brings the answer.
+async fn ask(client: Client, request: ServerRequest) -> Result<ClientResult, ErrorData> {
+    match client {
+        Client::Session(peer) => match peer.send_request(request).await {
+            Ok(result) => Ok(result),
+            Err(ServiceError::McpError(error)) => Err(error),
+            Err(error) => {
+                Err(ErrorData::internal_error(format!("the client did not answer: {error}"), None))
+            }
+        },
+        Client::Parked(questions) => {
+            let (answer, answered) = tokio::sync::oneshot::channel();
+            let gone = || ErrorData::internal_error("the client's call ended unanswered", None);
+            questions.send(Question { request, answer }).await.map_err(|_| gone())?;
+            answered.await.map_err(|_| gone())?
+        }
     }
 }
 

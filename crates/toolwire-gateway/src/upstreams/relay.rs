@@ -2,7 +2,8 @@
 //! to the client that asked for it (`_meta.progressToken`), under the client's own token — the
 //! upstream sees the token rmcp gives each request, so two clients' tokens never meet; the
 //! upstream's requests for elicitation or sampling go to the client whose call they are about,
-//! when it is in a session and declared the capability (else they are declined); and a call the
+//! when it declared the capability (over its session, or as input required to a stateless
+//! client: `super::park`), else they are declined; and a call the
 //! gateway stops waiting for (its limit passed, the client cancelled it) is cancelled at the
 //! upstream with `notifications/cancelled`, a task of the upstream's with its revision's
 //! `tasks/cancel`.
@@ -36,16 +37,26 @@ pub(super) struct Relays {
     askers: Mutex<HashMap<RequestId, Option<Asker>>>,
 }
 
-/// The client of a call in flight that the upstream may ask through the gateway: its peer (a
-/// session on a handshake revision) and what it declared it can be asked.
+/// The client of a call in flight that the upstream may ask through the gateway: how it is
+/// reached and what it declared it can be asked.
 #[derive(Clone)]
 pub(super) struct Asker {
-    /// The client's connection.
-    pub(super) client: Peer<RoleServer>,
+    /// Where its questions go.
+    pub(super) client: Client,
     /// It declared elicitation (form requests).
     pub(super) elicitation: bool,
     /// It declared sampling.
     pub(super) sampling: bool,
+}
+
+/// How a client is asked what its upstream asks.
+#[derive(Clone)]
+pub(super) enum Client {
+    /// Over its connection: a session on a handshake revision.
+    Session(Peer<RoleServer>),
+    /// As input required: a stateless 2026-07-28 client, whose call is parked meanwhile
+    /// (`super::park`).
+    Parked(mpsc::Sender<super::park::Question>),
 }
 
 #[derive(Default)]

@@ -6,11 +6,11 @@
 //! saying whether to retry — never the upstream's URL or command line.
 
 use std::sync::{Arc, PoisonError, RwLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, ClientRequest, InputRequiredResult, ProgressToken,
-    ServerResult,
+    CallToolRequest, CallToolRequestParams, ClientRequest, ErrorData, InputRequiredResult,
+    ProgressToken, ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RoleServer, ServiceError};
 use rmcp::transport::streamable_http_client::StreamableHttpError;
@@ -19,7 +19,8 @@ use toolwire_core::input::Capability;
 use toolwire_core::{ErrorCode, ToolError, ToolResult};
 use toolwire_mcp::{CallContext, DynTool, ToolFuture};
 
-use super::relay::{Asker, CancelOnDrop, Relays};
+use super::park::{Held, Next, Parked, Running};
+use super::relay::{Asker, CancelOnDrop, Client, Relays};
 use super::task::{Failure, within};
 use crate::config::Upstream;
 use crate::metrics::Metrics;
@@ -32,6 +33,8 @@ pub(super) struct Link {
     metrics: Arc<Metrics>,
     peer: RwLock<Option<Peer<RoleClient>>>,
     relays: Arc<Relays>,
+    /// Calls waiting for a stateless client's answer to their upstream's question.
+    parked: Parked,
 }
 
 impl Link {
@@ -43,6 +46,7 @@ impl Link {
             metrics,
             peer: RwLock::new(None),
             relays: Arc::default(),
+            parked: Parked::default(),
         }
     }
 
@@ -113,6 +117,64 @@ impl Link {
                 self.unavailable(remote, &why, false)
             }
         }
+    }
+
+    /// Waits for what `running` (a call of `remote` for a stateless client) comes to next: its
+    /// result, or a question of its upstream, which parks the call and is asked of the client.
+    async fn wait(
+        &self,
+        remote: &str,
+        context: &CallContext,
+        mut running: Running,
+        deadline: Instant,
+    ) -> ToolResult {
+        loop {
+            match running.next().await {
+                Next::Done(result) => return *result,
+                Next::Lost => {
+                    return self.unavailable(remote, "its call ended without a result", true);
+                }
+                Next::Asks(call, question) => match super::park::asked(&question.request) {
+                    Ok(asked) => {
+                        let held = Held { running: call, question: *question, asked, deadline };
+                        return self.park(remote, context, held);
+                    }
+                    // The upstream hears why; its call goes on.
+                    Err(why) => {
+                        let why = format!("the client cannot be asked this: {why}");
+                        let _ = question.answer.send(Err(ErrorData::invalid_params(why, None)));
+                        running = call;
+                    }
+                },
+            }
+        }
+    }
+
+    /// Parks `held` for the caller of `context` and says the result asking its question.
+    fn park(&self, remote: &str, context: &CallContext, held: Held) -> ToolResult {
+        match self.parked.park(context.principal().name(), context.tool(), held) {
+            Ok(asks) => self.counted("input_required", asks),
+            Err(error) => {
+                tracing::warn!(upstream = %self.upstream, tool = %remote, %error, "a call could not be parked");
+                self.unavailable(remote, "the gateway could not hold the call for the answer", true)
+            }
+        }
+    }
+
+    /// The retry of the call parked under `token`: the client's answer goes to the upstream,
+    /// and the call is waited for again. A call not held here (expired, parked on another node,
+    /// another caller's) is `upstream_unavailable`; a retry without the answer is asked again.
+    async fn resume(&self, remote: &str, token: &str, context: &CallContext) -> ToolResult {
+        let Some(held) = self.parked.take(token, context.principal().name(), context.tool()) else {
+            let why = "this gateway holds no call waiting for the answer (it expired, or the answer reached another node than the call); call the tool again without requestState";
+            return self.unavailable(remote, why, true);
+        };
+        let Some(response) = super::park::response(context.input()) else {
+            return self.park(remote, context, held);
+        };
+        let deadline = held.deadline;
+        let running = held.answer(response);
+        self.wait(remote, context, running, deadline).await
     }
 
     /// What the model reads of a call that brought no result, counted.
@@ -212,6 +274,11 @@ impl DynTool for UpstreamTool {
     fn call(&self, arguments: &Value, context: CallContext) -> ToolFuture {
         let (link, remote, output) =
             (Arc::clone(&self.link), Arc::clone(&self.remote), self.output.clone());
+        // The retry of a call parked for a stateless client's answer continues it.
+        if let Some(token) = super::park::token(context.input().state()) {
+            let token = token.to_owned();
+            return Box::pin(async move { Ok(link.resume(&remote, &token, &context).await) });
+        }
         let mut params = CallToolRequestParams::new(remote.to_string());
         if let Value::Object(arguments) = arguments {
             params = params.with_arguments(arguments.clone());
@@ -222,31 +289,58 @@ impl DynTool for UpstreamTool {
         let progress = context
             .request()
             .and_then(|request| Some((request.peer.clone(), request.meta.get_progress_token()?)));
-        // A client in a session may be asked what the upstream asks during the call (2026-07-28
-        // has no server-to-client requests: there the upstream's request is declined).
-        let asker =
-            context.request().filter(|_| !context.revision().is_stateless()).map(|request| Asker {
-                client: request.peer.clone(),
-                elicitation: context.can_ask(Capability::ElicitationForm),
-                sampling: context.can_ask(Capability::Sampling),
-            });
+        // What the upstream asks during the call goes to a client that declared it can be
+        // asked: over its session, or (a stateless 2026-07-28 client, outside a task) as input
+        // required while the call is parked; else the upstream's request is declined.
+        let (elicitation, sampling) =
+            (context.can_ask(Capability::ElicitationForm), context.can_ask(Capability::Sampling));
+        let (client, questions) = if !context.revision().is_stateless() {
+            let session = context.request().map(|request| Client::Session(request.peer.clone()));
+            (session, None)
+        } else if (elicitation || sampling) && !context.in_task() {
+            let (sender, questions) = super::park::questions();
+            (Some(Client::Parked(sender)), Some(questions))
+        } else {
+            (None, None)
+        };
+        let asker = client.map(|client| Asker { client, elicitation, sampling });
         Box::pin(async move {
             let Some(peer) = link.peer() else {
                 return Ok(link.unavailable(&remote, "the upstream server is not connected", true));
             };
-            // In a gateway task, an upstream task is waited for as long as the gateway task
-            // lives, each request within the limit; a call answered in its request has the
-            // limit all told (as app tools that answer 202 do).
-            let answer = if context.in_task() {
-                relay(&link, &peer, params, progress, asker, &context, Some(link.timeout)).await
-            } else {
-                let relayed = relay(&link, &peer, params, progress, asker, &context, None);
-                tokio::time::timeout(link.timeout, relayed).await.unwrap_or(Err(Failure::Timeout))
+            let deadline = Instant::now() + link.timeout;
+            let call = {
+                let (link, remote, context) =
+                    (Arc::clone(&link), Arc::clone(&remote), context.clone());
+                async move {
+                    // In a gateway task, an upstream task is waited for as long as the gateway
+                    // task lives, each request within the limit; a call answered in its request
+                    // has the limit all told (as app tools that answer 202 do).
+                    let answer = if context.in_task() {
+                        let each = Some(link.timeout);
+                        relay(&link, &peer, params, progress, asker, &context, each).await
+                    } else {
+                        let relayed = relay(&link, &peer, params, progress, asker, &context, None);
+                        tokio::time::timeout(link.timeout, relayed)
+                            .await
+                            .unwrap_or(Err(Failure::Timeout))
+                    };
+                    match answer {
+                        Ok(Relayed::Result(json)) => {
+                            link.converted(&remote, output.as_deref(), &json)
+                        }
+                        Ok(Relayed::Asks(asked)) => link.asks(&remote, &asked),
+                        Err(failure) => link.failed(&remote, failure),
+                    }
+                }
             };
-            Ok(match answer {
-                Ok(Relayed::Result(json)) => link.converted(&remote, output.as_deref(), &json),
-                Ok(Relayed::Asks(asked)) => link.asks(&remote, &asked),
-                Err(failure) => link.failed(&remote, failure),
+            // A call that may be parked runs in a task of its own, which outlives this request.
+            Ok(match questions {
+                Some(questions) => {
+                    let running = Running::spawn(questions, call);
+                    link.wait(&remote, &context, running, deadline).await
+                }
+                None => call.await,
             })
         })
     }

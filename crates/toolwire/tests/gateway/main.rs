@@ -23,3 +23,4 @@ mod tasks_relay;
 mod transport;
 mod upstreams;
 mod upstreams_hostile;
+mod upstreams_park;

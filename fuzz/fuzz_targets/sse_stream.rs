@@ -1,4 +1,4 @@
-//! Fuzzes `toolwire check`'s reader of a Streamable HTTP answer's event stream (the SSE rules):
+//! Fuzzes the reader of a Streamable HTTP answer's event stream (the SSE rules):
 //! nothing panics, the events do not depend on how the stream is cut into chunks (CR, LF and
 //! CRLF split anywhere), and no event holds more bytes than the stream did.
 //!
@@ -8,7 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use toolwire_check::audit::sse::EventStream;
+use toolwire_core::sse::EventStream;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&seed, stream)) = data.split_first() else { return };

@@ -11,7 +11,7 @@
 //! call), [`host`] (host profiles), [`revision`] (the MCP revision table), [`mcp`] and
 //! [`resource`] (the MCP wire shapes), [`v1`] and [`legacy`] (the serialized forms), and the
 //! small helpers the wire checks share: [`grammar`], [`pointer`](mod@pointer), [`parse`], [`json_kind`],
-//! [`names`]. The layers inside the crate (ARCHITECTURE.md, "The core's layers") are kept by a
+//! [`names`], [`sse`]. The layers inside the crate (ARCHITECTURE.md, "The core's layers") are kept by a
 //! test.
 
 mod any;
@@ -39,6 +39,7 @@ pub mod preview;
 mod result;
 pub mod revision;
 mod schema;
+pub mod sse;
 mod target;
 mod timestamp;
 pub mod v1;

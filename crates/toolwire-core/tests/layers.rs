@@ -29,6 +29,7 @@ const LAYERS: [(&str, &[&str]); 8] = [
             "error",
             "target",
             "revision",
+            "sse",
         ],
     ),
     ("result object", &["part", "link", "meta", "input", "data", "result"]),

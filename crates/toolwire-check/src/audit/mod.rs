@@ -1,8 +1,8 @@
 //! `toolwire check`: audit any MCP server as a client, at every revision it offers and for every
 //! host profile (DESIGN §13).
 //!
-//! One piece per concern: [`transport`] (the raw JSON-RPC channel over HTTP or stdio, with
-//! `sse` reading the event streams of HTTP answers),
+//! One piece per concern: [`transport`] (the raw JSON-RPC channel over HTTP or stdio, the
+//! event streams of HTTP answers read by `toolwire_core::sse`),
 //! [`client`] (handshake, listing, calls per revision), [`definitions`] (tool definitions),
 //! [`cases`] (which calls to make), [`results`] (what each result is checked against),
 //! [`report`] (the table and the JSON form) and [`samples`] (what each host's model reads of a
@@ -16,7 +16,6 @@ pub mod definitions;
 pub mod report;
 pub mod results;
 pub mod samples;
-pub mod sse;
 pub mod transport;
 
 use std::collections::BTreeSet;

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
-use super::sse::EventStream;
+use toolwire_core::sse::EventStream;
 
 /// Where the server is.
 #[derive(Debug, Clone)]

@@ -21,7 +21,9 @@ use reqwest::header::HeaderMap;
 use reqwest::{Method, StatusCode};
 use toolwire_mcp::work::{CallPlaces, LARGE, Work};
 
-/// The client of one server (an app tool's endpoint, an API's base URL).
+/// The client of one server (an app tool's endpoint, an API's base URL, an upstream MCP
+/// server); a clone shares its connections.
+#[derive(Clone)]
 pub(crate) enum Transport {
     /// `http://`, no proxy, no credentials in the URL.
     Plain(Client<HttpConnector, Full<Bytes>>),
@@ -155,7 +157,7 @@ impl Answer {
     }
 
     /// How many bytes the server says come, when it says.
-    fn content_length(&self) -> Option<u64> {
+    pub(crate) fn content_length(&self) -> Option<u64> {
         match &self.body {
             AnswerBody::Plain(body) => body.size_hint().exact(),
             AnswerBody::Reqwest(response) => response.content_length(),
@@ -163,7 +165,7 @@ impl Answer {
     }
 
     /// The next piece of the body; `None` at its end. The error says why it broke off.
-    async fn chunk(&mut self) -> Result<Option<Bytes>, String> {
+    pub(crate) async fn chunk(&mut self) -> Result<Option<Bytes>, String> {
         match &mut self.body {
             AnswerBody::Plain(body) => loop {
                 match body.frame().await {

@@ -8,6 +8,8 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::stream::BoxStream;
+use rmcp::model::ClientJsonRpcMessage;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientResult, ElicitRequest, ElicitRequestParams,
     ElicitResult, ElicitationAction, ErrorData, ProtocolVersion, ServerRequest,
@@ -23,10 +25,16 @@ use rmcp::service::{
 };
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::async_rw::AsyncRwTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::streamable_http_client::SseError;
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClient, StreamableHttpClientTransportConfig, StreamableHttpError,
+    StreamableHttpPostResponse, StreamableHttpResponseLimits,
+};
+use sse_stream::Sse;
 use tokio::sync::Notify;
 
 use super::UpstreamError;
+use super::lean::{Lean, SessionId};
 use super::park::Question;
 use super::relay::{Client, Relays};
 use crate::config::{Upstream, UpstreamTransport};
@@ -194,10 +202,11 @@ impl rmcp::ClientHandler for Handler {
 }
 
 /// A connection: the rmcp client and, for a stdio upstream, its process (killed when the
-/// connection is dropped).
+/// connection is dropped); for an HTTP upstream, how its plain calls are made (`super::lean`).
 pub(super) struct Connection {
     client: RunningService<RoleClient, Handler>,
     child: Option<tokio::process::Child>,
+    lean: Option<Arc<Lean>>,
 }
 
 impl Connection {
@@ -233,7 +242,7 @@ impl Connection {
                         .serve_with_lifecycle(transport, lifecycle())
                         .await
                         .map_err(|e| protocol(format!("handshake failed: {e}")))?;
-                    Ok(Self { client, child: Some(child) })
+                    Ok(Self { client, child: Some(child), lean: None })
                 }
                 UpstreamTransport::Http { url, headers, ca_certs, proxy } => {
                     let http = crate::tls::reqwest_client(
@@ -255,18 +264,28 @@ impl Connection {
                         .custom_headers(custom)
                         .max_json_response_size(MAX_ANSWER_BYTES)
                         .max_sse_event_size(MAX_ANSWER_BYTES);
-                    let transport = StreamableHttpClientTransport::with_client(http, config);
+                    let session = SessionId::default();
+                    let recording = Recording { http: http.clone(), session: Arc::clone(&session) };
+                    let transport = StreamableHttpClientTransport::with_client(recording, config);
+                    let info = rmcp::ClientHandler::get_info(&handler);
                     let client = handler
                         .serve_with_lifecycle(transport, lifecycle())
                         .await
                         .map_err(|e| protocol(format!("handshake failed: {e}")))?;
-                    Ok(Self { client, child: None })
+                    let lean = lean(&client, url, headers, proxy.is_some(), http, session, info)
+                        .map_err(protocol)?;
+                    Ok(Self { client, child: None, lean: Some(Arc::new(lean)) })
                 }
             }
         };
         tokio::time::timeout(CONNECT_LIMIT, opening).await.unwrap_or_else(|_| {
             Err(protocol(format!("no handshake within {} s", CONNECT_LIMIT.as_secs())))
         })
+    }
+
+    /// How plain calls to an HTTP upstream are made (`super::lean`); `None` for stdio.
+    pub(super) fn lean(&self) -> Option<Arc<Lean>> {
+        self.lean.clone()
     }
 
     /// The peer calls go through (cheap to clone; it fails once the connection is gone).
@@ -282,7 +301,7 @@ impl Connection {
     /// Waits until the connection ends (the process exited, the transport closed) and says why.
     /// Dropping the future, or the connection, closes it.
     pub(super) async fn closed(self) -> String {
-        let Self { client, child } = self;
+        let Self { client, child, .. } = self;
         let waiting = client.waiting();
         match child {
             Some(mut child) => {
@@ -296,6 +315,168 @@ impl Connection {
             }
             None => quit(waiting.await),
         }
+    }
+}
+
+/// The lean calls of the HTTP connection `client` opened to `url` with `headers`: through the
+/// outbound transport (hyper's pooled client for plain `http://`, else the connection's own
+/// reqwest client `http`), at the negotiated revision, with the session `session` follows and,
+/// on a revision without a handshake, the `_meta` rmcp puts on every request (built from the
+/// same `info`).
+fn lean(
+    client: &RunningService<RoleClient, Handler>,
+    url: &str,
+    headers: &[(String, String)],
+    proxied: bool,
+    http: reqwest::Client,
+    session: SessionId,
+    info: ClientConfig,
+) -> Result<Lean, String> {
+    let version = client
+        .peer()
+        .peer_info()
+        .map(|info| info.protocol_version.clone())
+        .ok_or("the upstream's revision is not known")?;
+    let base = reqwest::Url::parse(url).map_err(|e| format!("the URL cannot be read: {e}"))?;
+    let transport =
+        crate::outbound::Transport::new(&base, proxied, CONNECT_LIMIT, || Ok::<_, String>(http))?;
+    let mut sent = http::HeaderMap::new();
+    for (name, value) in headers {
+        let bad = || format!("header `{name}` cannot be sent");
+        let name = http::HeaderName::from_bytes(name.as_bytes()).map_err(|_| bad())?;
+        let mut value = http::HeaderValue::from_str(value).map_err(|_| bad())?;
+        value.set_sensitive(true);
+        sent.insert(name, value);
+    }
+    let meta = if version.has_initialize() {
+        None
+    } else {
+        let meta = rmcp::model::RequestMetaObject::with_client_context(
+            version.clone(),
+            info.client_info,
+            info.capabilities,
+        );
+        Some(serde_json::to_value(meta).map_err(|e| e.to_string())?)
+    };
+    Lean::new(transport, url.to_owned(), sent, version.as_str(), session, meta, MAX_ANSWER_BYTES)
+}
+
+/// rmcp's reqwest client, noting the session id each request of rmcp's carries: the lean calls
+/// carry the same, also after rmcp re-opened an expired session.
+#[derive(Clone)]
+struct Recording {
+    http: reqwest::Client,
+    session: SessionId,
+}
+
+impl Recording {
+    fn note(&self, session: &Option<Arc<str>>) {
+        *self.session.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = session.clone();
+    }
+}
+
+type Headers = HashMap<http::HeaderName, http::HeaderValue>;
+type HttpResult<T> = Result<T, StreamableHttpError<reqwest::Error>>;
+
+impl StreamableHttpClient for Recording {
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: Headers,
+    ) -> HttpResult<StreamableHttpPostResponse> {
+        self.note(&session_id);
+        self.http.post_message(uri, message, session_id, auth_header, custom_headers).await
+    }
+
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: Headers,
+        max_sse_event_size: usize,
+    ) -> HttpResult<StreamableHttpPostResponse> {
+        self.note(&session_id);
+        self.http
+            .post_message_with_max_sse_event_size(
+                uri,
+                message,
+                session_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size,
+            )
+            .await
+    }
+
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: Headers,
+        limits: StreamableHttpResponseLimits,
+    ) -> HttpResult<StreamableHttpPostResponse> {
+        self.note(&session_id);
+        self.http
+            .post_message_with_response_limits(
+                uri,
+                message,
+                session_id,
+                auth_header,
+                custom_headers,
+                limits,
+            )
+            .await
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: Headers,
+    ) -> HttpResult<()> {
+        self.http.delete_session(uri, session_id, auth_header, custom_headers).await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: Headers,
+    ) -> HttpResult<BoxStream<'static, Result<Sse, SseError>>> {
+        self.http.get_stream(uri, session_id, last_event_id, auth_header, custom_headers).await
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: Headers,
+        max_sse_event_size: usize,
+    ) -> HttpResult<BoxStream<'static, Result<Sse, SseError>>> {
+        self.http
+            .get_stream_with_max_sse_event_size(
+                uri,
+                session_id,
+                last_event_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size,
+            )
+            .await
     }
 }
 

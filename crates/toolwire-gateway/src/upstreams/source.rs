@@ -271,7 +271,7 @@ impl Shared {
         let revision = connection.revision().unwrap_or_else(|| "unknown".into());
         tracing::info!(upstream = %name, revision = %revision.escape_debug(), tools = lock(&self.tools).0.len(), "upstream connected");
         *lock(&self.revision) = Some(revision);
-        self.link.connect(connection.peer());
+        self.link.connect(connection.peer(), connection.lean());
         *lock(&self.health) = SourceHealth::Ready;
         self.metrics.upstream_up(name, true);
     }
@@ -322,7 +322,8 @@ fn registry(upstream: &Upstream, listed: &[Tool], tasks: bool, link: &Arc<Link>)
             // slow), not merely because it waits on the network.
             spec = spec.task_support(TaskSupport::Optional).task_grace(crate::TASK_GRACE);
         }
-        let handler = UpstreamTool::new(Arc::clone(link), remote.clone(), output);
+        let handler =
+            UpstreamTool::new(Arc::clone(link), remote.clone(), &tool.input_schema, output);
         if let Err(error) = tools.register_dyn(spec, Arc::new(handler)) {
             tracing::warn!(upstream = %upstream.name, tool = %remote.escape_debug(), error = %error.to_string().escape_debug(), "upstream tool not served");
         }

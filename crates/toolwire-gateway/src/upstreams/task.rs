@@ -51,6 +51,8 @@ pub(super) enum Failure {
     Lost(String),
     /// The upstream asked for input inside its task, which is not relayed yet.
     InputRequired,
+    /// The upstream's answer came but cannot be read (what the model is told).
+    Unreadable(String),
 }
 
 /// `request` within `limit`, when there is one.

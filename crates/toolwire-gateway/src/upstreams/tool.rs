@@ -19,6 +19,7 @@ use toolwire_core::input::Capability;
 use toolwire_core::{ErrorCode, ToolError, ToolResult};
 use toolwire_mcp::{CallContext, DynTool, ToolFuture};
 
+use super::lean::{Called, Lean};
 use super::park::{Held, Next, Parked, Running};
 use super::relay::{Asker, CancelOnDrop, Client, Relays};
 use super::task::{Failure, within};
@@ -32,6 +33,8 @@ pub(super) struct Link {
     timeout: Duration,
     metrics: Arc<Metrics>,
     peer: RwLock<Option<Peer<RoleClient>>>,
+    /// How the current connection's plain calls are made, for an HTTP upstream.
+    lean: RwLock<Option<Arc<Lean>>>,
     relays: Arc<Relays>,
     /// Calls waiting for a stateless client's answer to their upstream's question.
     parked: Parked,
@@ -45,6 +48,7 @@ impl Link {
             timeout: upstream.timeout,
             metrics,
             peer: RwLock::new(None),
+            lean: RwLock::new(None),
             relays: Arc::default(),
             parked: Parked::default(),
         }
@@ -55,14 +59,21 @@ impl Link {
         Arc::clone(&self.relays)
     }
 
-    /// Calls go through `peer` from now on.
-    pub(super) fn connect(&self, peer: Peer<RoleClient>) {
+    /// Calls go through `peer` from now on, the plain ones of an HTTP upstream through `lean`.
+    pub(super) fn connect(&self, peer: Peer<RoleClient>, lean: Option<Arc<Lean>>) {
         *self.peer.write().unwrap_or_else(PoisonError::into_inner) = Some(peer);
+        *self.lean.write().unwrap_or_else(PoisonError::into_inner) = lean;
     }
 
     /// Calls fail fast until the next [`Link::connect`].
     pub(super) fn disconnect(&self) {
         *self.peer.write().unwrap_or_else(PoisonError::into_inner) = None;
+        *self.lean.write().unwrap_or_else(PoisonError::into_inner) = None;
+    }
+
+    /// How the current connection's plain calls are made; `None` for stdio or while down.
+    fn lean(&self) -> Option<Arc<Lean>> {
+        self.lean.read().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
     /// The peer of the current connection; `None` while the upstream is down.
@@ -246,6 +257,10 @@ impl Link {
                     true,
                 )
             }
+            Failure::Unreadable(why) => {
+                tracing::warn!(upstream = %upstream, tool = %remote, why = %why, "upstream answered a call with something unreadable");
+                self.unavailable(remote, &why, false)
+            }
             Failure::InputRequired => self.unavailable(
                 remote,
                 "the upstream server asked for input inside its task, which toolwire cannot relay yet",
@@ -255,19 +270,42 @@ impl Link {
     }
 }
 
-/// One upstream tool: the upstream's own name for it, and its declared output schema (for the
-/// `[]`→`{}` repair).
+/// One upstream tool: the upstream's own name for it, its declared output schema (for the
+/// `[]`→`{}` repair), and whether its calls may go the lean way (`super::lean`).
 pub(super) struct UpstreamTool {
     link: Arc<Link>,
     remote: Arc<str>,
     output: Option<Arc<Value>>,
+    lean: bool,
 }
 
 impl UpstreamTool {
-    /// The tool `remote` of the upstream behind `link`, declaring `output`.
-    pub(super) fn new(link: Arc<Link>, remote: String, output: Option<Value>) -> Self {
-        Self { link, remote: remote.into(), output: output.map(Arc::new) }
+    /// The tool `remote` of the upstream behind `link`, taking `input` and declaring `output`.
+    pub(super) fn new(
+        link: Arc<Link>,
+        remote: String,
+        input: &serde_json::Map<String, Value>,
+        output: Option<Value>,
+    ) -> Self {
+        // Arguments an `x-mcp-header` annotation names go in headers too, which rmcp writes.
+        let lean = !mentions(input, "x-mcp-header");
+        Self { link, remote: remote.into(), output: output.map(Arc::new), lean }
     }
+}
+
+/// Whether `key` is a key anywhere in `object`.
+fn mentions(object: &serde_json::Map<String, Value>, key: &str) -> bool {
+    object.iter().any(|(k, value)| {
+        k == key
+            || match value {
+                Value::Object(inner) => mentions(inner, key),
+                Value::Array(items) => items.iter().any(|item| match item {
+                    Value::Object(inner) => mentions(inner, key),
+                    _ => false,
+                }),
+                _ => false,
+            }
+    })
 }
 
 impl DynTool for UpstreamTool {
@@ -304,6 +342,15 @@ impl DynTool for UpstreamTool {
             (None, None)
         };
         let asker = client.map(|client| Asker { client, elicitation, sampling });
+        // The lean way relays nothing: a call whose client wants progress or can be asked, or
+        // that brings answers back, goes through rmcp.
+        let lean = (self.lean
+            && progress.is_none()
+            && !elicitation
+            && !sampling
+            && context.input().is_empty())
+        .then(|| link.lean())
+        .flatten();
         Box::pin(async move {
             let Some(peer) = link.peer() else {
                 return Ok(link.unavailable(&remote, "the upstream server is not connected", true));
@@ -318,9 +365,11 @@ impl DynTool for UpstreamTool {
                     // has the limit all told (as app tools that answer 202 do).
                     let answer = if context.in_task() {
                         let each = Some(link.timeout);
-                        relay(&link, &peer, params, progress, asker, &context, each).await
+                        let call = Call { params, progress, asker, lean };
+                        relay(&link, &peer, call, &context, each).await
                     } else {
-                        let relayed = relay(&link, &peer, params, progress, asker, &context, None);
+                        let call = Call { params, progress, asker, lean };
+                        let relayed = relay(&link, &peer, call, &context, None);
                         tokio::time::timeout(link.timeout, relayed)
                             .await
                             .unwrap_or(Err(Failure::Timeout))
@@ -354,22 +403,52 @@ enum Relayed {
     Asks(Box<InputRequiredResult>),
 }
 
-/// One call at the upstream to its end, each request within `each` (none: the caller bounds
-/// the whole): the `tools/call` (`ask`), then the upstream's task when it answers with one
-/// (`super::task::follow`); a 2025-11-25 upstream that refuses the call for want of a task is
-/// asked once more for one (`super::task::follow_core`).
-async fn relay(
-    link: &Link,
-    peer: &Peer<RoleClient>,
+/// What one call sends, and how: the client's progress token and who may be asked on its
+/// behalf, and the lean way when the call may take it.
+struct Call {
     params: CallToolRequestParams,
     progress: Option<(Peer<RoleServer>, ProgressToken)>,
     asker: Option<Asker>,
+    lean: Option<Arc<Lean>>,
+}
+
+/// One call at the upstream to its end, each request within `each` (none: the caller bounds
+/// the whole): the `tools/call` (the lean way when it may, else `ask`), then the upstream's
+/// task when it answers with one (`super::task::follow`); a 2025-11-25 upstream that refuses
+/// the call for want of a task is asked once more for one (`super::task::follow_core`).
+async fn relay(
+    link: &Link,
+    peer: &Peer<RoleClient>,
+    call: Call,
     context: &CallContext,
     each: Option<Duration>,
 ) -> Result<Relayed, Failure> {
-    let call = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
-    let mut answer =
-        within(each, ask(peer, call, &link.relays, progress.clone(), asker.clone())).await;
+    let Call { params, progress, asker, lean } = call;
+    let mut answer = None;
+    if let Some(lean) = lean {
+        let called = lean.call(&params.name, params.arguments.as_ref());
+        let called = match each {
+            Some(limit) => {
+                tokio::time::timeout(limit, called).await.map_err(|_| Failure::Timeout)?
+            }
+            None => called.await,
+        };
+        match called {
+            Called::Complete(json) => return Ok(Relayed::Result(json)),
+            Called::Typed(typed) => answer = Some((*typed).map_err(Failure::Service)),
+            Called::Unreadable(why) => return Err(Failure::Unreadable(why)),
+            Called::Missed(why) => {
+                tracing::debug!(upstream = %link.upstream, why = %why.escape_debug(), "a lean call got no answer; calling through rmcp");
+            }
+        }
+    }
+    let mut answer = match answer {
+        Some(answer) => answer,
+        None => {
+            let call = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
+            within(each, ask(peer, call, &link.relays, progress.clone(), asker.clone())).await
+        }
+    };
     if super::task::needs_core_task(peer, &answer) {
         let call = super::task::core_task_call(&params)?;
         answer = within(each, ask(peer, call, &link.relays, progress, asker)).await;

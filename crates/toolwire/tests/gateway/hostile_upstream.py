@@ -23,7 +23,10 @@ The second argument, when given, is a file where it writes how many times it was
 With `--http PORT_FILE` as the third and fourth arguments it serves Streamable HTTP instead
 (POST /mcp, one JSON answer per request, no session, no event stream) on a free loopback port
 that it writes to PORT_FILE; there `huge` answers a call with a ~100 MB body, `silent` never
-answers it, and `garbage` answers it with a body that is not JSON.
+answers it, and `garbage` answers it with a body that is not JSON; `expire` gives each
+`initialize` a session (`Mcp-Session-Id`: s1, s2, …), answers 404 to a request of a session it
+does not know, forgets s1 at the first call made in it, and answers each call with the
+JSON-RPC id and session it came with.
 """
 
 import json
@@ -42,6 +45,9 @@ LISTED = 0
 HTTP = len(sys.argv) > 4 and sys.argv[3] == "--http"
 # Over HTTP, what one request's dispatch sends (its answer) is gathered here, per thread.
 GATHERED = threading.local()
+# `expire`: the sessions given and not forgotten, and how many were given.
+SESSIONS = set()
+GIVEN = [0]
 
 
 def send(message):
@@ -140,8 +146,11 @@ def call(ident, params):
         for n in range(1, PROGRESS_FLOOD + 1):
             send({"jsonrpc": "2.0", "method": "notifications/progress",
                   "params": {"progressToken": token, "progress": n, "total": PROGRESS_FLOOD}})
-    if params.get("name") != "hostile" or MODE in ("flood", "requests", "many-tools",
-                                                    "fat-tools", "control-chars"):
+    if MODE == "expire":
+        text = json.dumps({"id": ident, "session": GATHERED.session})
+        answer(ident, {"content": [{"type": "text", "text": text}]})
+    elif params.get("name") != "hostile" or MODE in ("flood", "requests", "many-tools",
+                                                      "fat-tools", "control-chars"):
         answer(ident, {"content": [{"type": "text", "text": "ok"}]})
     elif MODE == "huge":
         huge(ident)
@@ -204,19 +213,39 @@ class Handler(BaseHTTPRequestHandler):
             message = json.loads(body)
         except ValueError:
             message = None
+        extra = {}
+        if MODE == "expire" and isinstance(message, dict):
+            session = self.headers.get("Mcp-Session-Id")
+            with WRITE:
+                if message.get("method") == "initialize":
+                    GIVEN[0] += 1
+                    session = f"s{GIVEN[0]}"
+                    SESSIONS.add(session)
+                    extra["Mcp-Session-Id"] = session
+                elif session is not None and (session not in SESSIONS or (
+                        message.get("method") == "tools/call" and session == "s1")):
+                    SESSIONS.discard(session)
+                    session = None
+            if session is None and message.get("method") != "initialize":
+                self.send_response(404)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            GATHERED.session = session
         if not isinstance(message, dict) or "method" not in message or "id" not in message:
             if isinstance(message, dict) and "method" in message:
                 dispatch(message)
             self.send_response(202)
             self.end_headers()
             return
-        if message["method"] == "tools/call" and (message.get("params") or {}).get("name") == "hostile":
+        if message["method"] == "tools/call" and MODE != "expire" and (
+                message.get("params") or {}).get("name") == "hostile":
             self.misbehave(message["id"])
             return
         GATHERED.messages = []
         dispatch(message)
         answers = [m for m in GATHERED.messages if m.get("id") == message["id"]]
-        self.reply(json.dumps(answers[-1] if answers else {}).encode())
+        self.reply(json.dumps(answers[-1] if answers else {}).encode(), extra)
 
     def misbehave(self, ident):
         if MODE == "huge":
@@ -237,10 +266,12 @@ class Handler(BaseHTTPRequestHandler):
         else:
             time.sleep(3600)
 
-    def reply(self, data):
+    def reply(self, data, extra=None):
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
+        for name, value in (extra or {}).items():
+            self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
 

@@ -209,6 +209,32 @@ fn over_http_a_100_mb_answer_ends_unavailable_with_memory_bounded() {
     );
 }
 
+/// What the `expire` upstream says a call came with: its JSON-RPC id and session.
+fn came_with(answer: &Value) -> Value {
+    let content = answer["result"]["content"].as_array().unwrap_or_else(|| panic!("{answer}"));
+    let text =
+        content.last().and_then(|c| c["text"].as_str()).unwrap_or_else(|| panic!("{answer}"));
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+#[test]
+fn over_http_a_call_goes_the_lean_way_and_an_expired_session_is_opened_again() {
+    let (server, _hostile) = gateway_http("expire");
+    let mut client = HttpClient::connect(&server.url, "2025-11-25", None);
+    // The first call finds session s1 gone (404): it is made again through rmcp's client, which
+    // opens session s2 and calls in it (rmcp's ids are numbers).
+    let first = came_with(&client.call("hostile_hostile", json!({})));
+    assert_eq!(first["session"], json!("s2"), "{first}");
+    assert!(first["id"].is_number(), "{first}");
+    // Later calls go the lean way (the gateway's own string ids) in the session rmcp opened.
+    for _ in 0..2 {
+        let later = came_with(&client.call("hostile_hostile", json!({})));
+        assert_eq!(later["session"], json!("s2"), "{later}");
+        let id = later["id"].as_str().unwrap_or_else(|| panic!("{later}"));
+        assert!(id.starts_with("tw-"), "{later}");
+    }
+}
+
 #[test]
 fn over_http_silence_and_garbage_end_unavailable_and_others_keep_serving() {
     let (server, _hostile) = gateway_http("silent");

@@ -5,9 +5,10 @@
 //! lines the SSE rules say to ignore or accept (a field it does not know, a field line without
 //! a colon such as a bare `data`, a second `event` line, a `retry` that is not a number), drops
 //! the rest of the chunk after such an error, and bounds neither a line nor an event. An audit
-//! must read what any conforming client reads, and a hostile server must not grow its buffers:
+//! must read what any conforming client reads (and so must a gateway), and a hostile server must not grow its buffers:
 //! here every byte is scanned once, and the caller bounds the bytes fed in (which bounds both
-//! buffers) and the events taken out. Public so that the `sse_stream` fuzz target reaches it.
+//! buffers) and the events taken out. Shared by `toolwire check`'s audit and the gateway's calls
+//! to Streamable HTTP upstreams; the `sse_stream` fuzz target reaches it here.
 
 /// The byte order mark one stream may start with.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -85,7 +86,7 @@ impl EventStream {
             }
             None => (line, &b""[..]),
         };
-        // `event`, `id` and `retry` matter to reconnecting clients; the audit never reconnects.
+        // `event`, `id` and `retry` matter to reconnecting clients; neither reader reconnects.
         if field == b"data" {
             self.data.extend_from_slice(value);
             self.data.push(b'\n');

@@ -127,6 +127,9 @@ pub struct McpCaps {
     /// Requests after `initialize` carry the `MCP-Protocol-Version` header on HTTP (from
     /// 2025-06-18).
     pub protocol_version_header: bool,
+    /// HTTP requests carry the standard request headers: `Mcp-Method`, and `Mcp-Name` for a
+    /// method that names a tool, resource or prompt (from 2026-07-28).
+    pub method_headers: bool,
 
     // --- resources
     /// The JSON-RPC error code of "resource not found": `-32002` up to 2025-11-25, `-32602`
@@ -177,6 +180,7 @@ const V2024_11_05: McpCaps = McpCaps {
     stateless: false,
     argument_errors_as_results: false,
     protocol_version_header: false,
+    method_headers: false,
     resource_not_found_code: -32002,
     cache_hints: false,
 };
@@ -223,6 +227,7 @@ const V2026_07_28: McpCaps = McpCaps {
         boolean_properties: true,
     },
     stateless: true,
+    method_headers: true,
     resource_not_found_code: -32602,
     cache_hints: true,
     ..V2025_11_25

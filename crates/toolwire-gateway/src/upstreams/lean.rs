@@ -18,6 +18,8 @@ use http::{HeaderMap, HeaderName, HeaderValue};
 use rmcp::model::{ErrorData, ServerResult};
 use rmcp::service::ServiceError;
 use serde_json::{Value, json};
+use toolwire_core::McpRevision;
+use toolwire_core::revision::McpCaps;
 use toolwire_core::sse::EventStream;
 
 use crate::outbound::{Answer, FailureKind, Transport, is_json_media};
@@ -84,7 +86,9 @@ impl Lean {
             HeaderValue::from_static("application/json, text/event-stream"),
         );
         headers.insert(HeaderName::from_static("mcp-protocol-version"), version);
-        let standard = revision >= rmcp::model::ProtocolVersion::STANDARD_HEADERS.as_str();
+        // A revision newer than toolwire's table has them too.
+        let standard =
+            McpRevision::exact(revision).is_none_or(|known| McpCaps::of(known).method_headers);
         Ok(Self { transport, url, headers, session, meta, standard, cap, next: AtomicU64::new(1) })
     }
 

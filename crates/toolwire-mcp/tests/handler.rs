@@ -1,5 +1,6 @@
 //! The handler in process over an in-memory stream: typed tools, the published definitions, and
-//! a panicking tool that yields -32603 without its text while the service goes on.
+//! a panicking tool that yields -32603 without its text while the service goes on; the size of
+//! what a request copies.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -125,4 +126,35 @@ async fn a_huge_bad_argument_comes_back_cut_and_inline() {
         message.ends_with(r#"… (cut, 4194306 bytes in all) is not of type "integer""#),
         "{message}"
     );
+}
+
+/// The size of what `handler` returns, without calling it.
+fn returned_size<'a, P, F>(
+    _handler: impl FnOnce(&'a McpServer, P, rmcp::service::RequestContext<rmcp::RoleServer>) -> F,
+) -> usize {
+    std::mem::size_of::<F>()
+}
+
+/// rmcp spawns a task per request around `handle_request`, whose future holds the largest of the
+/// handler's futures and is copied whole into the task and again when it ends: one handler
+/// future of several KiB made every request of every method pay for it (with the 2026-07-28
+/// task methods inline the request future was 7.5 KiB, 29 % of a small call's instructions as
+/// callgrind counts them).
+#[test]
+fn a_request_copies_no_large_handler_future() {
+    use rmcp::ServerHandler;
+    let handler_futures = [
+        ("tools/call", returned_size(<McpServer as ServerHandler>::call_tool)),
+        ("tasks/get", returned_size(<McpServer as ServerHandler>::get_task)),
+        ("tasks/update", returned_size(<McpServer as ServerHandler>::update_task)),
+        ("tasks/cancel", returned_size(<McpServer as ServerHandler>::cancel_task)),
+        ("resources/read", returned_size(<McpServer as ServerHandler>::read_resource)),
+        ("prompts/get", returned_size(<McpServer as ServerHandler>::get_prompt)),
+    ];
+    for (method, size) in handler_futures {
+        assert!(size <= 2048, "the future of {method} is {size} bytes; box it");
+    }
+    let request = returned_size(<McpServer as rmcp::Service<rmcp::RoleServer>>::handle_request);
+    // About 4.2 KiB: rmcp's own subscription set-up is the largest part left.
+    assert!(request <= 5120, "rmcp's request future is {request} bytes");
 }

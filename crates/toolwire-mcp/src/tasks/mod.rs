@@ -540,7 +540,13 @@ impl McpServer {
         if record.principal != principal.name() {
             return Ok(None);
         }
-        Ok(StoredTask::decode(&record).map(|task| Loaded {
+        let task = StoredTask::decode(&record).map_err(|error| {
+            // A task record another node or version wrote that this one cannot read is a store
+            // fault, not an unknown task: the client is told so and the log says why.
+            tracing::error!(%error, task = %id, "a stored task does not decode");
+            toolwire_store::StoreError::Corrupt { id }
+        })?;
+        Ok(task.map(|task| Loaded {
             id,
             task,
             created: record.created,
@@ -813,6 +819,34 @@ mod tests {
         let signer = LinkSigner::new(KeySet::generate().unwrap());
         let config = GatewayConfig::new(StoredResults::new(Arc::new(store), signer));
         (McpServer::new(Gateway::new(Catalog::new(), config)), id)
+    }
+
+    #[tokio::test]
+    async fn a_damaged_task_record_is_a_store_fault_not_an_unknown_task() {
+        let principal = Principal::anonymous();
+        let created = now();
+        let expires =
+            Timestamp::with_fraction_digits(created.datetime() + chrono::Duration::seconds(60), 3);
+        let store = MemoryStore::new();
+        let damaged = Record::new(
+            b"{\"status\":".to_vec(),
+            stored::MIME_TYPE,
+            principal.name(),
+            created,
+            expires,
+        );
+        let id = store.put(damaged).await.unwrap();
+        let signer = LinkSigner::new(KeySet::generate().unwrap());
+        let config = GatewayConfig::new(StoredResults::new(Arc::new(store), signer));
+        let server = McpServer::new(Gateway::new(Catalog::new(), config));
+        let Err(error) = server.load(&id.to_string(), &principal).await else {
+            panic!("a damaged task loaded")
+        };
+        assert_eq!(error.code, rmcp::model::ErrorCode::INTERNAL_ERROR);
+        assert_eq!(
+            error.message,
+            format!("the task could not be read: stored record {id} is corrupt")
+        );
     }
 
     async fn status(server: &McpServer, id: RecordId) -> TaskStatus {

@@ -170,12 +170,13 @@ impl StoredTask {
         Record::new(bytes, MIME_TYPE, principal, created, expires)
     }
 
-    /// The task a record holds, if it is one.
-    pub(crate) fn decode(record: &Record) -> Option<Self> {
+    /// The task a record holds: `Ok(None)` when the record is not a task, an error when it is
+    /// one that does not decode (damaged, or written by an incompatible version).
+    pub(crate) fn decode(record: &Record) -> Result<Option<Self>, serde_json::Error> {
         if record.mime_type != MIME_TYPE {
-            return None;
+            return Ok(None);
         }
-        serde_json::from_slice(&record.bytes).ok()
+        serde_json::from_slice(&record.bytes).map(Some)
     }
 }
 
@@ -210,7 +211,7 @@ mod tests {
         assert_eq!((failed.status, failed.failure), (TaskStatus::Completed, true));
         let record = done.record("alice", start, at("2026-12-04T10:01:00.000Z"));
         assert_eq!(record.mime_type, MIME_TYPE);
-        let Some(back) = StoredTask::decode(&record) else { panic!("not a task") };
+        let Ok(Some(back)) = StoredTask::decode(&record) else { panic!("not a task") };
         assert_eq!(back.tool_result(), Some(result));
         let wire =
             serde_json::to_value(back.wire(
@@ -249,11 +250,12 @@ mod tests {
     }
 
     #[test]
-    fn only_task_records_decode() {
+    fn a_record_of_another_type_is_no_task_and_a_damaged_task_is_an_error() {
         let start = at("2026-12-04T10:00:00.000Z");
         let other = Record::new(b"{}".to_vec(), "application/json", "p", start, start);
-        assert!(StoredTask::decode(&other).is_none());
-        let garbage = Record::new(b"[1".to_vec(), MIME_TYPE, "p", start, start);
-        assert!(StoredTask::decode(&garbage).is_none());
+        assert!(matches!(StoredTask::decode(&other), Ok(None)));
+        let cut = Record::new(b"{\"status\":".to_vec(), MIME_TYPE, "p", start, start);
+        let Err(error) = StoredTask::decode(&cut) else { panic!("a damaged task decoded") };
+        assert_eq!(error.to_string(), "EOF while parsing a value at line 1 column 10");
     }
 }

@@ -34,8 +34,8 @@ pub(crate) struct CheckArgs {
     /// An extra HTTP header, `Name: value`; repeatable.
     #[arg(long = "header", value_name = "NAME: VALUE")]
     pub headers: Vec<String>,
-    /// A JSON file of cases (`[{"tool", "arguments", "expect": "success"|"error"|"any"}]`);
-    /// without it, cases are generated from each input schema.
+    /// A JSON file of cases (`[{"tool", "arguments", "expect": "success"|"error"|"any"}]`):
+    /// they replace the cases generated from the input schema of each tool they name.
     #[arg(long, value_name = "FILE")]
     pub cases: Option<PathBuf>,
     /// Also call tools not annotated `readOnlyHint: true` with generated cases.

@@ -105,11 +105,13 @@ pub(crate) async fn serve(
     let graceful = GracefulShutdown::new();
     let mut connections = JoinSet::new();
     let mut full = false;
+    let mut heartbeat = heartbeat(limits.header_read_timeout);
     {
         loop {
             tokio::select! {
                 () = signals.recv() => break,
                 Some(_) = connections.join_next() => {}
+                _ = heartbeat.tick() => {}
                 accepted = accept(&listener) => {
                     let stream = match accepted {
                         Ok((stream, _)) => stream,
@@ -162,6 +164,19 @@ pub(crate) async fn serve(
     }
     stop.cancel();
     connections.shutdown().await;
+}
+
+/// A timer that always expires within half the header read timeout, so that the header timer
+/// hyper arms for each request a keep-alive connection waits for is never the runtime's
+/// earliest. tokio wakes its I/O driver (an eventfd write, and a return of the next
+/// `epoll_wait` with nothing to do) whenever a timer is armed that expires before every timer
+/// pending at its last park; with only calls' longer timeouts pending, as when every connection
+/// waits for an app, that was once per request.
+fn heartbeat(header_read_timeout: Duration) -> tokio::time::Interval {
+    let period = (header_read_timeout / 2).max(Duration::from_millis(1));
+    let mut interval = tokio::time::interval(period);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    interval
 }
 
 /// One HTTP/1.1 connection, until the client closes it, its headers time out, or the drain

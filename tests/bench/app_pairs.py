@@ -4,6 +4,12 @@ table of BENCHMARKS.md: the gateway's CPU time per call of each, the ratio per p
 answer the median of the pair ratios and the ratio over all calls. Checks the 1.5x target on
 the median.
 
+The same rounds load the rmcp floor alone and the floor making the app tool's exchange with the
+same app before it answers. What that exchange adds to the floor is the least an outside answer
+costs a gateway on hyper; set against toolwire's native call, it is the part of the app tool's
+extra cost no reading, checking or rendering of the answer accounts for, and what is left is
+toolwire's own.
+
 Usage: python app_pairs.py APP_PAIRS.txt
 """
 
@@ -30,13 +36,13 @@ def main(path):
     loads = {}
     for line in open(path, encoding="utf-8"):
         label = line.split()[0]
-        match = re.fullmatch(r"(native|app)_(get|search)(\d+)", label)
+        match = re.fullmatch(r"(native|app|floor|hop)_(get|search)(\d+)", label)
         if match:
             kind, answer, pair = match.groups()
             loads.setdefault(answer, {}).setdefault(pair, {})[kind] = fields(line)
     print("\n| answer | pair | native CPU µs/call | app tool CPU µs/call | app ÷ native |")
     print("|---|---|---|---|---|")
-    verdicts, errors = [], 0
+    verdicts, parts, errors = [], [], 0
     for answer, what in ANSWERS:
         pairs = [p for _, p in sorted(loads.get(answer, {}).items(), key=lambda kv: int(kv[0]))
                  if "native" in p and "app" in p]
@@ -52,6 +58,22 @@ def main(path):
         overall = per_call([p["app"] for p in pairs]) / per_call([p["native"] for p in pairs])
         print(f"| {what} | all | | | median {median:.2f}×, over all calls {overall:.2f}× |")
         verdicts.append((what, median))
+        floors = [p for p in pairs if "floor" in p and "hop" in p]
+        if floors:
+            parts.append((what, pairs, floors))
+    if parts:
+        print("\n| answer | rmcp floor CPU µs/call | floor with the exchange | exchange alone |"
+              " toolwire native | toolwire app tool | exchange ÷ native | toolwire's own ÷ native |")
+        print("|---|---|---|---|---|---|---|---|")
+    for what, pairs, floors in parts:
+        floor = per_call([p["floor"] for p in floors])
+        hop = per_call([p["hop"] for p in floors])
+        native = per_call([p["native"] for p in pairs])
+        app = per_call([p["app"] for p in pairs])
+        errors += sum(int(p[k]["errors"]) for p in floors for k in ("floor", "hop"))
+        exchange = hop - floor
+        print(f"| {what} | {floor:.1f} | {hop:.1f} | {exchange:.1f} | {native:.1f} | {app:.1f} |"
+              f" {exchange / native:.2f}× | {(app - native - exchange) / native:.2f}× |")
     print()
     for what, median in verdicts:
         met = "met" if median <= 1.5 and errors == 0 else "NOT met"

@@ -1,7 +1,8 @@
 """Reads scripts/bench-gateway's upstream rounds (the TypeScript SDK server called directly and
 through toolwire, and toolwire's native tool) and prints the medians, the ratios and the
 targets of issue #26: through toolwire at least 0.8x the direct req/s, at most 0.5 ms added to
-the median latency.
+the median latency. nginx in front of the same server, loaded in the same rounds, gives the same
+figures for a proxy that passes the bytes on unread: the yardstick of the layout.
 
 Usage: python upstream.py UPSTREAM.txt
 """
@@ -20,10 +21,13 @@ def main(path):
     print("|---|---|---|---|---|---|---|")
     for label, what in [
         ("direct", "TypeScript SDK server, directly (session)"),
+        ("nginx", "through nginx, a plain reverse proxy (session)"),
         ("through", "through toolwire (session)"),
         ("through_stateless", "through toolwire (stateless 2026-07-28)"),
         ("native", "toolwire's own catalog_get (session)"),
     ]:
+        if label not in runs:
+            continue
         cpu = "—" if label == "direct" else f"{median(label, 'cpu_us'):.1f}"
         errors = sum(int(r["errors"]) for r in runs[label])
         print(
@@ -33,7 +37,7 @@ def main(path):
 
     print("\n| target | value | met |")
     print("|---|---|---|")
-    for label in ["through", "through_stateless"]:
+    for label in [label for label in ["nginx", "through", "through_stateless"] if label in runs]:
         ratio = median(label, "rps") / median("direct", "rps")
         added = median(label, "p50_ms") - median("direct", "p50_ms")
         for name, value, met in [
@@ -43,6 +47,9 @@ def main(path):
             print(f"| {name} | {value} | {'yes' if met else 'NO'} |")
     cpu = median("through", "cpu_us") / median("native", "cpu_us")
     print(f"| toolwire CPU per proxied call ÷ per native call | {cpu:.2f}× | reported |")
+    if "nginx" in runs:
+        cpu = median("through", "cpu_us") / median("nginx", "cpu_us")
+        print(f"| toolwire CPU per proxied call ÷ nginx's | {cpu:.2f}× | reported |")
 
 
 if __name__ == "__main__":

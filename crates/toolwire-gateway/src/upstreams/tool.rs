@@ -363,13 +363,14 @@ impl DynTool for UpstreamTool {
                     // In a gateway task, an upstream task is waited for as long as the gateway
                     // task lives, each request within the limit; a call answered in its request
                     // has the limit all told (as app tools that answer 202 do).
+                    // Boxed: moved into place, the relay's state would be copied whole.
                     let answer = if context.in_task() {
                         let each = Some(link.timeout);
                         let call = Call { params, progress, asker, lean };
-                        relay(&link, &peer, call, &context, each).await
+                        Box::pin(relay(&link, &peer, call, &context, each)).await
                     } else {
                         let call = Call { params, progress, asker, lean };
-                        let relayed = relay(&link, &peer, call, &context, None);
+                        let relayed = Box::pin(relay(&link, &peer, call, &context, None));
                         tokio::time::timeout(link.timeout, relayed)
                             .await
                             .unwrap_or(Err(Failure::Timeout))
@@ -446,12 +447,14 @@ async fn relay(
         Some(answer) => answer,
         None => {
             let call = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
-            within(each, ask(peer, call, &link.relays, progress.clone(), asker.clone())).await
+            // Boxed: rmcp's request would make every lean call's state its size.
+            let asked = Box::pin(ask(peer, call, &link.relays, progress.clone(), asker.clone()));
+            within(each, asked).await
         }
     };
     if super::task::needs_core_task(peer, &answer) {
         let call = super::task::core_task_call(&params)?;
-        answer = within(each, ask(peer, call, &link.relays, progress, asker)).await;
+        answer = within(each, Box::pin(ask(peer, call, &link.relays, progress, asker))).await;
     }
     let json = match answer? {
         ServerResult::CallToolResult(result) => {

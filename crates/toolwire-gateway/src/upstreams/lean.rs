@@ -52,6 +52,26 @@ pub(super) struct Lean {
     next: AtomicU64,
 }
 
+/// A `tools/call` request as it is sent, written from borrowed parts (the arguments are not
+/// copied into a tree of their own first).
+#[derive(serde::Serialize)]
+struct CallRequest<'a> {
+    jsonrpc: &'static str,
+    id: &'a str,
+    method: &'static str,
+    params: CallParams<'a>,
+}
+
+/// The params of a [`CallRequest`].
+#[derive(serde::Serialize)]
+struct CallParams<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    arguments: Option<&'a serde_json::Map<String, Value>>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<&'a Value>,
+}
+
 /// What a lean call came to.
 pub(super) enum Called {
     /// A complete `CallToolResult`, as JSON.
@@ -101,14 +121,15 @@ impl Lean {
     ) -> Called {
         // A string id never meets rmcp's numbers on the same session.
         let id = format!("tw-{}", self.next.fetch_add(1, Ordering::Relaxed));
-        let mut params = json!({ "name": name });
-        if let Some(arguments) = arguments {
-            params["arguments"] = Value::Object(arguments.clone());
-        }
-        if let Some(meta) = &self.meta {
-            params["_meta"] = meta.clone();
-        }
-        let body = json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params });
+        let request = CallRequest {
+            jsonrpc: "2.0",
+            id: &id,
+            method: "tools/call",
+            params: CallParams { name, arguments, meta: self.meta.as_ref() },
+        };
+        let Ok(body) = serde_json::to_vec(&request) else {
+            return Called::Missed("the call could not be written as JSON".into());
+        };
         let mut headers = self.headers(Some("tools/call"));
         if self.standard {
             // Upstream tool names are MCP names (`[A-Za-z0-9_.-]`): sent as they are.
@@ -118,12 +139,7 @@ impl Lean {
             headers.insert(HeaderName::from_static("mcp-name"), value);
         }
         let mut cancel = CancelOnDrop { lean: Arc::clone(self), id: Some(id.clone()) };
-        let sent = self.transport.send(
-            http::Method::POST,
-            &self.url,
-            headers,
-            body.to_string().into_bytes(),
-        );
+        let sent = self.transport.send(http::Method::POST, &self.url, headers, body);
         let mut answer = match sent.await {
             Ok(answer) => answer,
             // Refused or no TLS: nothing reached the upstream, rmcp's client may try. Any
@@ -350,6 +366,25 @@ impl Drop for CancelOnDrop {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_call_is_written_as_json_rpc_with_only_the_params_it_has() {
+        let arguments = json!({"id": 42, "note": "é\n"});
+        let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+        let written = |arguments, meta| {
+            let params = CallParams { name: "get", arguments, meta };
+            let request = CallRequest { jsonrpc: "2.0", id: "tw-7", method: "tools/call", params };
+            serde_json::to_string(&request).unwrap_or_else(|e| panic!("{e}"))
+        };
+        assert_eq!(
+            written(arguments.as_object(), Some(&meta)),
+            r#"{"jsonrpc":"2.0","id":"tw-7","method":"tools/call","params":{"name":"get","arguments":{"id":42,"note":"é\n"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#
+        );
+        assert_eq!(
+            written(None, None),
+            r#"{"jsonrpc":"2.0","id":"tw-7","method":"tools/call","params":{"name":"get"}}"#
+        );
+    }
 
     /// The messages of `stream` that `Lean::stream` would look at, in order.
     fn messages(stream: &str) -> Vec<Value> {

@@ -165,6 +165,11 @@ fn describes_the_hop(key: &str) -> bool {
 
 /// The text as a result when it is a legacy envelope or a toolwire document.
 fn read_as_result(text: &str) -> Option<ToolResult> {
+    // Either has a `success` or a `format` member, whose key is written out or escaped (only a
+    // `\u` escape writes a letter): text with none of the three is neither, and is not parsed.
+    if !["success", "format", "\\u"].iter().any(|word| text.contains(word)) {
+        return None;
+    }
     let parsed = toolwire_core::parse_any(text.as_bytes()).ok()?;
     (!matches!(parsed.provenance(), Provenance::Passthrough(_))).then_some(parsed)
 }
@@ -281,6 +286,19 @@ mod tests {
         let c = converted(json!({"content": [{"type": "text", "text": failed}]}), true);
         let error = c.result.error().map(|e| (e.code.as_str().to_owned(), e.message.clone()));
         assert_eq!(error, Some(("not_found".to_owned(), "No product 9".to_owned())));
+    }
+
+    #[test]
+    fn only_text_that_can_be_a_document_is_read_as_one() {
+        let read = |text: &str| read_as_result(text).map(|r| r.data_json().map(str::to_owned));
+        assert_eq!(read(r#"{"id":7,"name":"Mug"}"#), None);
+        assert_eq!(read(r#"{"success":"yes","data":1}"#), None, "success is not a boolean");
+        assert_eq!(read(r#"{"success":true,"data":1}"#), Some(Some("1".to_owned())));
+        assert_eq!(read(r#"{"succ\u0065ss":true,"data":2}"#), Some(Some("2".to_owned())));
+        assert_eq!(
+            read(r#"{"form\u0061t":"toolwire.result.v1","data":3}"#),
+            Some(Some("3".to_owned()))
+        );
     }
 
     #[test]

@@ -462,13 +462,14 @@ async fn relay(
             serde_json::to_value(&result)
                 .map_err(|_| Failure::Service(ServiceError::UnexpectedResponse))
         }
+        // Boxed, as the request above: following a task is rare and its state large.
         ServerResult::CreateTaskResult(task) => {
-            super::task::follow(peer, task, context, each, link.timeout).await
+            Box::pin(super::task::follow(peer, task, context, each, link.timeout)).await
         }
         ServerResult::InputRequiredResult(asked) => return Ok(Relayed::Asks(Box::new(asked))),
         // A 2025-11-25 task (`{task: {…}}`), which rmcp leaves untyped.
         ServerResult::CustomResult(created) if created.0.get("task").is_some() => {
-            super::task::follow_core(peer, &created.0, context, each, link.timeout).await
+            Box::pin(super::task::follow_core(peer, &created.0, context, each, link.timeout)).await
         }
         _ => Err(Failure::Service(ServiceError::UnexpectedResponse)),
     };

@@ -72,12 +72,21 @@ pub fn convert(answer: &Value, upstream: &str, output: Option<&Value>) -> Conver
             if let Some(schema) = output {
                 repaired = repair_empty_arrays(&mut data, schema);
             }
-            // A text block that is the data written out is the upstream's copy for old clients.
-            let copies =
-                |text: &&str| serde_json::from_str::<Value>(text).ok().as_ref() == Some(sent);
             let mut result = ToolResult::success(data);
-            for (block, text) in text_blocks.iter().filter(|(_, t)| !copies(t)) {
-                result = result.with_part(annotated(block, Part::text(*text)));
+            // A text block that is the data written out is the upstream's copy for old clients.
+            // Most often it is the very text of the data as the result holds it (compact JSON,
+            // numbers as the upstream wrote them), which needs no parse.
+            let written = result.data_json().filter(|_| !repaired);
+            let kept: Vec<_> = text_blocks
+                .iter()
+                .filter(|(_, text)| {
+                    written != Some(*text)
+                        && serde_json::from_str::<Value>(text).ok().as_ref() != Some(sent)
+                })
+                .map(|(block, text)| annotated(block, Part::text(*text)))
+                .collect();
+            for part in kept {
+                result = result.with_part(part);
             }
             result
         }
@@ -286,6 +295,22 @@ mod tests {
         let c = converted(json!({"content": [{"type": "text", "text": failed}]}), true);
         let error = c.result.error().map(|e| (e.code.as_str().to_owned(), e.message.clone()));
         assert_eq!(error, Some(("not_found".to_owned(), "No product 9".to_owned())));
+    }
+
+    #[test]
+    fn a_text_copy_of_the_structured_data_is_dropped_however_it_is_written() {
+        // Read, as an upstream's answer is: the price keeps the upstream's digits.
+        let structured: Value = serde_json::from_str(r#"{"id":7,"price":12.50,"name":"Mug"}"#)
+            .unwrap_or_else(|e| panic!("{e}"));
+        for copy in [
+            r#"{"id":7,"price":12.50,"name":"Mug"}"#,
+            "{\n  \"id\": 7, \"price\": 12.50, \"name\": \"Mug\"\n}",
+        ] {
+            let answer = json!({"content": [{"type": "text", "text": copy}, {"type": "text", "text": "Found it."}], "structuredContent": structured});
+            let c = converted(answer, true);
+            assert_eq!(c.result.data_json(), Some(r#"{"id":7,"price":12.50,"name":"Mug"}"#));
+            assert_eq!(c.result.parts(), [Part::text("Found it.")], "{copy}");
+        }
     }
 
     #[test]

@@ -17,7 +17,7 @@ from report import rounds  # the same key=value reader as the main table
 def main(path):
     runs, median = rounds(path)
 
-    print("\n| load | req/s | p50 ms | p99 ms | toolwire CPU µs/call | rounds | errors |")
+    print("\n| load | req/s | p50 ms | p99 ms | CPU µs/call of the proxy (toolwire, nginx) | rounds | errors |")
     print("|---|---|---|---|---|---|---|")
     for label, what in [
         ("direct", "TypeScript SDK server, directly (session)"),

@@ -8,7 +8,8 @@ The same rounds load the rmcp floor alone and the floor making the app tool's ex
 same app before it answers. What that exchange adds to the floor is the least an outside answer
 costs a gateway on hyper; set against toolwire's native call, it is the part of the app tool's
 extra cost no reading, checking or rendering of the answer accounts for, and what is left is
-toolwire's own.
+toolwire's own. Per answer, the ratio an app tool would reach if toolwire's own reading cost
+nothing, and what 1.5x leaves for it.
 
 Usage: python app_pairs.py APP_PAIRS.txt
 """
@@ -65,6 +66,7 @@ def main(path):
         print("\n| answer | rmcp floor CPU µs/call | floor with the exchange | exchange alone |"
               " toolwire native | toolwire app tool | exchange ÷ native | toolwire's own ÷ native |")
         print("|---|---|---|---|---|---|---|---|")
+    bounds = []
     for what, pairs, floors in parts:
         floor = per_call([p["floor"] for p in floors])
         hop = per_call([p["hop"] for p in floors])
@@ -74,6 +76,12 @@ def main(path):
         exchange = hop - floor
         print(f"| {what} | {floor:.1f} | {hop:.1f} | {exchange:.1f} | {native:.1f} | {app:.1f} |"
               f" {exchange / native:.2f}× | {(app - native - exchange) / native:.2f}× |")
+        bounds.append((what, 1 + exchange / native, 0.5 * native - exchange, app - native - exchange))
+    if bounds:
+        print()
+    for what, bound, room, own in bounds:
+        print(f"{what}: with toolwire's own reading free, app ÷ native {bound:.2f}×; 1.5× leaves it"
+              f" {room:.1f} µs a call, it takes {own:.1f} µs")
     print()
     for what, median in verdicts:
         met = "met" if median <= 1.5 and errors == 0 else "NOT met"

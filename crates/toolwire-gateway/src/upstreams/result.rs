@@ -75,7 +75,8 @@ pub fn convert(answer: &Value, upstream: &str, output: Option<&Value>) -> Conver
             let mut result = ToolResult::success(data);
             // A text block that is the data written out is the upstream's copy for old clients.
             // Most often it is the very text of the data as the result holds it (compact JSON,
-            // numbers as the upstream wrote them), which needs no parse.
+            // numbers as the upstream wrote them), which needs no parse. The parts are gathered
+            // before any is added, as `written` borrows the result.
             let written = result.data_json().filter(|_| !repaired);
             let kept: Vec<_> = text_blocks
                 .iter()

@@ -85,6 +85,24 @@ fn a_schema_that_does_not_compile_is_one_root_violation() {
 }
 
 #[test]
+fn a_schema_the_compiler_would_panic_on_is_one_root_violation() {
+    // A server under audit publishes two schemas with one URI; jsonschema panics on it.
+    let schema = json!({
+        "type": "object",
+        "$defs": {"a": {"$id": "http://a/x", "$anchor": "q"}, "b": {"$id": "http://a/x"}},
+        "properties": {"p": {"$ref": "http://a/x#q"}}
+    });
+    let value = json!({"content": [], "structuredContent": {}});
+    let violations = check(McpRevision::V2025_06_18, &value, &schema);
+    assert_eq!(violations.len(), 1, "{violations:?}");
+    assert_eq!(
+        violations[0].message,
+        "the published outputSchema does not compile: `$id` `http://a/x` at /$defs/b gives the \
+         URI of the schema at /$defs/a; every schema of a document needs a URI of its own"
+    );
+}
+
+#[test]
 fn the_schema_is_ignored_for_legacy_and_a2a() {
     let schema = object_schema();
     assert_eq!(

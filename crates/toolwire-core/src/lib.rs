@@ -84,7 +84,7 @@ pub use result::{
     BuildError, InternalError, IntoToolResult, Provenance, ToolResult, ToolResultBuilder,
 };
 pub use schema::{
-    SchemaError, ToolOutput, ValidationMode, envelope_structured, exact_numbers,
+    SchemaError, ToolOutput, ValidationMode, build_validator, envelope_structured, exact_numbers,
     publish_input_schema,
 };
 pub use target::{A2aVersion, McpRevision, Phase, Shape, Target, TargetError};

@@ -172,6 +172,15 @@ fn known() -> Vec<Value> {
         json!({"type": "object", "properties": {"a b": {"type": "string"}, "c": {"$ref": "#/properties/a%20b"}, "d": {"$ref": "#/properties/c"}}}),
         json!({"type": "object", "properties": {"a": {"$ref": "#/x/y"}}, "x": {"y": {"type": "string"}}, "minProperties": 1}),
         json!({"type": "object", "properties": {"a": {"not": {"$ref": "#/properties/a/not"}}}}),
+        // References the compiler cannot parse as URI references: its message, on every path.
+        json!({"type": "object", "properties": {"a b": {"type": "string"}, "z": {"$ref": "#/properties/a b"}}}),
+        json!({"type": "object", "properties": {"%": {"type": "string"}}, "items": {"$ref": "#/properties/%"}, "enum": [{}]}),
+        json!({"type": "string", "$defs": {"\u{e4}": {}}, "$ref": "#/$defs/\u{e4}"}),
+        // Identifiers that clash: refused before the compiler, which panics on some of them.
+        json!({"type": "object", "properties": {"a": {"$id": "http://a/x", "$anchor": "q"}, "b": {"$id": "http://a/x"}}, "enum": [{}]}),
+        json!({"$id": "https://json-schema.org/draft/2020-12/schema", "type": "object", "enum": [{}]}),
+        json!({"$id": "http://a/x", "type": "object", "$defs": {"d": {"$id": "http://a/x"}}, "properties": {"a": {}}}),
+        json!({"$schema": draft4, "type": "object", "definitions": {"a": {"id": "http://a/x"}, "b": {"id": "http://A/x"}}, "properties": {"a": {}}}),
     ];
     // A root identifier, without and with references, in every position of `ROOT_IDS`.
     let bodies = [
@@ -274,6 +283,23 @@ fn text_with_repeated_keys_or_invalid_json_takes_the_tree_path() {
     let tree_err =
         serde_json::from_str::<Value>("{\"enum\": [1,]}").err().map(|err| err.to_string());
     assert_eq!(Some(err.to_string()), tree_err);
+}
+
+#[test]
+fn an_array_that_is_not_json_is_refused_where_nothing_is_published() {
+    // A lone surrogate escape passes a `RawValue`, not a tree; 2024-11-05 publishes no schema,
+    // so the array is never written out, yet the text must be refused as on every revision.
+    for text in [
+        r#"{"type": "string", "enum": ["\ud800"]}"#,
+        r#"{"type": "object", "properties": {"a": {}}, "examples": [{"b": "\udc00\ud800"}]}"#,
+    ] {
+        let tree_err = serde_json::from_str::<Value>(text).err().map(|err| err.to_string());
+        assert!(tree_err.is_some(), "{text} is JSON");
+        for revision in McpRevision::ALL.into_iter().map(Some).chain([None]) {
+            let printed = ToolOutput::publish_declaration_text(text, Shape::Data, revision);
+            assert_eq!(printed.err().map(|err| err.to_string()), tree_err, "{text} {revision:?}");
+        }
+    }
 }
 
 #[test]

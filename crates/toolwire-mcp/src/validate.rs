@@ -14,8 +14,7 @@ impl CompiledSchema {
     /// Compiles `schema` (2020-12 unless its `$schema` says otherwise), numbers compared
     /// exactly. Nothing is fetched from the network: a remote `$ref` fails to compile.
     pub(crate) fn compile(schema: &Value) -> Result<Self, String> {
-        toolwire_core::exact_numbers(jsonschema::options())
-            .build(schema)
+        toolwire_core::build_validator(&toolwire_core::exact_numbers(jsonschema::options()), schema)
             .map(|validator| Self { validator })
             .map_err(|error| error.to_string())
     }
@@ -173,5 +172,21 @@ mod tests {
     fn remote_refs_do_not_compile() {
         let compiled = CompiledSchema::compile(&json!({"$ref": "https://example.com/s.json"}));
         assert!(compiled.is_err());
+    }
+
+    #[test]
+    fn an_input_schema_the_compiler_would_panic_on_is_refused() {
+        // An upstream's `inputSchema` with two schemas of one URI: jsonschema panics on it.
+        let compiled = CompiledSchema::compile(&json!({
+            "type": "object",
+            "$defs": {"a": {"$id": "urn:x", "$anchor": "q"}, "b": {"$id": "urn:x"}},
+            "properties": {"p": {"$ref": "urn:x#q"}}
+        }));
+        let Err(reason) = compiled else { panic!("compiled") };
+        assert_eq!(
+            reason,
+            "`$id` `urn:x` at /$defs/b gives the URI of the schema at /$defs/a; every schema of a \
+             document needs a URI of its own"
+        );
     }
 }

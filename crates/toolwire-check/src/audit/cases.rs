@@ -118,9 +118,7 @@ pub fn skipped(file: Option<&[FileCase]>, allowed: bool, cases: &[Case]) -> Opti
 /// valid call.
 pub fn generated(schema: &Value) -> Vec<Case> {
     let arguments = value_for(schema, schema, 0);
-    let valid = jsonschema::options()
-        .offline()
-        .build(schema)
+    let valid = toolwire_core::build_validator(&jsonschema::options().offline(), schema)
         .is_ok_and(|validator| validator.is_valid(&arguments));
     let mut cases = Vec::new();
     if valid && arguments.is_object() {

@@ -196,7 +196,7 @@ fn input_schema(raw: &Value, at: &str, found: &mut Findings<'_>) {
             "the root of an input schema has `\"type\": \"object\"`".to_owned(),
         );
     }
-    if let Err(err) = jsonschema::options().offline().build(schema) {
+    if let Err(err) = toolwire_core::build_validator(&jsonschema::options().offline(), schema) {
         found.push("input-schema", at, format!("does not compile: {}", err.masked()));
     }
 }

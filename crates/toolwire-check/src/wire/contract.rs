@@ -368,17 +368,17 @@ pub(crate) fn output_schema_violations(
     structured: Option<&Value>,
     out: &mut Vec<WireViolation>,
 ) {
-    let validator =
-        match toolwire_core::exact_numbers(jsonschema::options()).offline().build(schema) {
-            Ok(validator) => validator,
-            Err(err) => {
-                out.push(WireViolation::new(
-                    "",
-                    format!("the published outputSchema does not compile: {}", err.masked()),
-                ));
-                return;
-            }
-        };
+    let options = toolwire_core::exact_numbers(jsonschema::options()).offline();
+    let validator = match toolwire_core::build_validator(&options, schema) {
+        Ok(validator) => validator,
+        Err(err) => {
+            out.push(WireViolation::new(
+                "",
+                format!("the published outputSchema does not compile: {}", err.masked()),
+            ));
+            return;
+        }
+    };
     match structured {
         Some(structured) => {
             for err in validator.iter_errors(structured) {

@@ -1,6 +1,6 @@
 //! Turning a declaration into a data schema, and everything refused at registration: a `$ref`
-//! that leaves the document, a `$ref` that points nowhere, an unknown `$schema`, a schema that
-//! does not compile.
+//! that leaves the document, a `$ref` that points nowhere, an unknown `$schema`, two schemas
+//! with one URI ([`identifiers`]), a schema that does not compile.
 //!
 //! The compiler is configured offline (and the crate is built without its HTTP and file
 //! retrievers), but every `$ref` is also checked here first: a declaration that would need
@@ -13,8 +13,9 @@ use std::collections::HashSet;
 use jsonschema::Draft;
 use serde_json::{Value, json};
 
+use super::compile::build_validator;
 use super::walk::{self, REF_KEYWORDS};
-use super::{SchemaError, typed};
+use super::{SchemaError, identifiers, typed};
 
 /// Keys that alone still accept every value.
 const ANNOTATION_ONLY: [&str; 4] = ["$schema", "$id", "title", "description"];
@@ -36,9 +37,12 @@ fn checked(schema: Option<Value>) -> Result<Option<Value>, SchemaError> {
         Value::Bool(_) | Value::Object(_) => {}
         other => return Err(SchemaError::NotASchema { found: crate::json_kind::kind_of(other) }),
     }
-    draft_of(&schema)?;
+    let draft = draft_of(&schema)?;
     if accepts_everything(&schema) {
         return Ok(None);
+    }
+    if let Some(clash) = identifiers::clash(&schema, draft) {
+        return Err(clash);
     }
     check_refs(&schema)?;
     Ok(Some(schema))
@@ -50,7 +54,7 @@ fn checked(schema: Option<Value>) -> Result<Option<Value>, SchemaError> {
 /// formats), and toolwire must never send what any client would reject. Unknown formats (such
 /// as schemars' `uint32`) stay annotations.
 pub(crate) fn compile(schema: &Value) -> Result<jsonschema::Validator, SchemaError> {
-    options(draft_of(schema)?).build(schema).map_err(|err| {
+    build_validator(&options(draft_of(schema)?), schema).map_err(|err| {
         let at = err.instance_path().as_str();
         let message =
             if at.is_empty() { err.to_string() } else { format!("{err} (at {at} in the schema)") };
@@ -149,9 +153,9 @@ fn root_id_keyword(draft: Draft) -> &'static str {
 
 /// The checks of [`compiles_unseen`] that need only `schema` (a document root, or a schema
 /// inside one when `is_root` is false): no keyword only the compiler settles (the root's own
-/// identifier is left to [`root_id_settled`]), no `$schema` below the root, every `pattern` and `patternProperties` name compiling, and every `$ref` a
-/// JSON pointer into the document, collected (decoded) into `references`. `false` when one
-/// fails.
+/// identifier is left to [`root_id_settled`]), no `$schema` below the root, every `pattern` and
+/// `patternProperties` name compiling, and every `$ref` a URI reference whose fragment is a JSON
+/// pointer into the document, collected (decoded) into `references`. `false` when one fails.
 pub(crate) fn local_checks(
     schema: &Value,
     is_root: bool,
@@ -168,8 +172,11 @@ pub(crate) fn local_checks(
             && (node.is_root || !object.contains_key("$schema"))
             && patterns_compile(object, draft);
         if let Some(reference) = object.get("$ref").filter(|_| fine) {
+            // A reference the compiler cannot parse as a URI reference (a space, a bare `%`)
+            // is its to refuse, with its own message.
             let pointer = reference
                 .as_str()
+                .filter(|r| jsonschema::uri::from_str(r).is_ok())
                 .and_then(|r| r.strip_prefix('#'))
                 .filter(|fragment| fragment.is_empty() || fragment.starts_with('/'))
                 .and_then(percent_decode);
@@ -250,7 +257,8 @@ pub(crate) fn draft_of(schema: &Value) -> Result<Draft, SchemaError> {
         .unwrap_or(Draft::Draft202012))
 }
 
-fn known_draft(uri: &str) -> Option<Draft> {
+/// The draft a `$schema` URI names, if it is one of the supported drafts.
+pub(crate) fn known_draft(uri: &str) -> Option<Draft> {
     let uri = uri.strip_suffix('#').unwrap_or(uri);
     let rest = uri
         .strip_prefix("https://json-schema.org/")

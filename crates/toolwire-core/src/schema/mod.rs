@@ -8,8 +8,10 @@
 //! network. [`ToolOutput::publish_declaration_text`] gives the published form of a declaration
 //! with the same refusals but without a compiled validator, for declarations of any size.
 
+mod compile;
 mod declare;
 mod envelope;
+mod identifiers;
 mod numbers;
 mod publish;
 mod typed;
@@ -27,6 +29,7 @@ use crate::revision::{McpCaps, SchemaRules, StructuredCap};
 use crate::target::{McpRevision, Shape};
 
 pub(crate) use crate::pointer::Violation;
+pub use compile::build_validator;
 pub use envelope::envelope_structured;
 pub use numbers::exact_numbers;
 pub use publish::publish_input_schema;
@@ -304,6 +307,37 @@ pub enum SchemaError {
     UnresolvableRef {
         /// The reference as written.
         reference: String,
+        /// Where it was found.
+        at: String,
+    },
+    /// Two schemas of the document with one URI (`$id`, or `id` in draft 4, resolved against the
+    /// schemas around it).
+    #[error(
+        "`{keyword}` `{id}` at {} gives the URI of the schema at {}; every schema of a document needs a URI of its own",
+        Location(at),
+        Location(first)
+    )]
+    DuplicateId {
+        /// The keyword: `$id`, or `id` in draft 4.
+        keyword: &'static str,
+        /// The identifier as written.
+        id: String,
+        /// Where it was found.
+        at: String,
+        /// Where the schema that has that URI first is.
+        first: String,
+    },
+    /// A schema that claims a URI of the official meta-schemas (`json-schema.org`), which the
+    /// compiler already holds under those URIs.
+    #[error(
+        "`{keyword}` `{id}` at {} claims a URI on json-schema.org, where the official meta-schemas live; give the schema a URI of its own",
+        Location(at)
+    )]
+    MetaSchemaId {
+        /// The keyword: `$id`, or `id` in draft 4.
+        keyword: &'static str,
+        /// The identifier as written.
+        id: String,
         /// Where it was found.
         at: String,
     },

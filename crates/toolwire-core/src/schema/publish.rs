@@ -165,11 +165,21 @@ pub(crate) fn print_with_raw_data(
         _ => None,
     };
     let form = match rules {
-        None => Some(schema),
-        Some(rules) => (rules.output_schema != StructuredCap::Never)
-            .then(|| super::publish_form(schema, shape, rules)),
+        None => schema,
+        Some(rules) if rules.output_schema != StructuredCap::Never => {
+            super::publish_form(schema, shape, rules)
+        }
+        // Nothing is published, so no array is written out; each must still be text the tree
+        // path reads (a `RawValue` lets a lone surrogate escape such as `"\ud800"` through).
+        Some(_) => {
+            let readable = held.iter().all(|(_, held)| match held {
+                Held::Data(raw) => crate::data::canonical(raw.get()).is_ok(),
+                Held::Properties(_) => true,
+            });
+            return readable.then(|| Ok(Value::Null.to_string()));
+        }
     };
-    splice(&form.unwrap_or(Value::Null).to_string(), &held, rules, moved.as_mut()).map(Ok)
+    splice(&form.to_string(), &held, rules, moved.as_mut()).map(Ok)
 }
 
 /// How the references of property schemas are written where publishing moves the root (a

@@ -1,7 +1,8 @@
 //! Compiling a schema that comes from outside (a tool's declaration, an upstream server's
 //! `inputSchema`, an OpenAPI document, a server under audit): every compile in toolwire goes
-//! through [`build_validator`], so what the compiler cannot take is refused with a message
-//! instead of taking the process down.
+//! through [`build_validator`] (declarations, whose identifiers are checked first, through its
+//! panic guard), so what the compiler cannot take is refused with a message instead of taking
+//! the process down.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -30,8 +31,9 @@ pub fn build_validator(
 }
 
 /// `compile()`, with a panic turned into a refusal: a compiler that panics on a schema from
-/// outside must not take a gateway or an audit down with it.
-fn without_panics(
+/// outside must not take a gateway or an audit down with it. Declarations, whose identifiers
+/// are checked before they are compiled, use it alone.
+pub(crate) fn without_panics(
     compile: impl FnOnce() -> Result<Validator, ValidationError<'static>>,
 ) -> Result<Validator, ValidationError<'static>> {
     catch_unwind(AssertUnwindSafe(compile)).unwrap_or_else(|_| {

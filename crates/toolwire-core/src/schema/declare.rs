@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use jsonschema::Draft;
 use serde_json::{Value, json};
 
-use super::compile::build_validator;
+use super::compile::without_panics;
 use super::walk::{self, REF_KEYWORDS};
 use super::{SchemaError, identifiers, typed};
 
@@ -48,13 +48,16 @@ fn checked(schema: Option<Value>) -> Result<Option<Value>, SchemaError> {
     Ok(Some(schema))
 }
 
-/// Compiles a checked schema with its draft, never fetching anything.
+/// Compiles a checked schema (one [`checked`] let through) with its draft, never fetching
+/// anything.
 ///
 /// Known formats are asserted whatever the draft: some clients validate them (Ajv with its
 /// formats), and toolwire must never send what any client would reject. Unknown formats (such
 /// as schemars' `uint32`) stay annotations.
 pub(crate) fn compile(schema: &Value) -> Result<jsonschema::Validator, SchemaError> {
-    build_validator(&options(draft_of(schema)?), schema).map_err(|err| {
+    // `checked` has refused clashing identifiers already; only the panic guard is left to add.
+    let options = options(draft_of(schema)?);
+    without_panics(|| options.build(schema)).map_err(|err| {
         let at = err.instance_path().as_str();
         let message =
             if at.is_empty() { err.to_string() } else { format!("{err} (at {at} in the schema)") };
